@@ -1,0 +1,62 @@
+// stap-pmu-loader - loads and runs one stap-pmu module (static; used inside guests).
+//   stap-pmu-loader [-x PID] [-c CMD] [-o FILE] [-v] MODULE.ko
+#include "translator/loader.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace {
+
+[[noreturn]] void usage(const char *msg)
+{
+	if (msg)
+		std::fprintf(stderr, "stap-pmu-loader: %s\n", msg);
+	std::fprintf(stderr, "usage: stap-pmu-loader [-x PID] [-c CMD] [-o FILE] [-v] MODULE.ko\n");
+	std::exit(2);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+	stap_pmu::loader::LoadOptions o;
+	int c;
+	while ((c = getopt(argc, argv, "+x:c:o:vh")) != -1) {
+		switch (c) {
+		case 'x': {
+			char *end;
+			errno = 0;
+			long v = std::strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || v <= 0 || v > 0x3fffffff)
+				usage("-x needs a process id");
+			o.target_pid = (int)v;
+			break;
+		}
+		case 'c':
+			o.command = optarg;
+			if (o.command.empty())
+				usage("-c needs a command");
+			break;
+		case 'o':
+			o.output_file = optarg;
+			break;
+		case 'v':
+			o.verbose = true;
+			break;
+		case 'h':
+			usage(nullptr);
+		default:
+			usage(nullptr);
+		}
+	}
+	if (optind != argc - 1)
+		usage(optind >= argc ? "no module given" : "exactly one module expected");
+	if (o.target_pid && !o.command.empty())
+		usage("-x and -c cannot be used together");
+	o.module_path = argv[optind];
+	return stap_pmu::loader::run_module(o);
+}

@@ -1,0 +1,51 @@
+// closest.cpp - "did you mean" suggestions over the event names of some PMUs.
+#include "pmu/internal.h"
+#include "pmu/pmu.h"
+
+#include <perfmon/pfmlib.h>
+
+namespace stap_pmu::pmu {
+namespace {
+
+// Event names of one PMU, with their "EVENT:UMASK" forms and, for the
+// generic PMU, the short aliases ("cycles" for PERF_COUNT_HW_CPU_CYCLES).
+void collect_names(const detail::PmuDesc &pmu, std::vector<std::string> &out)
+{
+	for (int idx = pmu.first_event; idx >= 0; idx = pfm_get_event_next(idx)) {
+		pfm_event_info_t ev{};
+		ev.size = sizeof(ev);
+		if (pfm_get_event_info(idx, PFM_OS_NONE, &ev) != PFM_SUCCESS || !ev.name)
+			continue;
+		out.emplace_back(ev.name);
+		if (ev.equiv)
+			out.emplace_back(ev.equiv);
+		for (int a = 0; a < ev.nattrs; ++a) {
+			pfm_event_attr_info_t at{};
+			at.size = sizeof(at);
+			if (pfm_get_event_attr_info(idx, a, PFM_OS_NONE, &at) != PFM_SUCCESS)
+				continue;
+			if (at.type == PFM_ATTR_UMASK && at.name)
+				out.push_back(std::string(ev.name) + ":" + at.name);
+		}
+	}
+}
+
+} // namespace
+
+std::vector<std::string> Resolver::closest(const std::string &event,
+					   const std::vector<std::string> &pmus, size_t n)
+{
+	if (init())
+		return {};
+	std::string_view query = event;
+	if (auto pos = query.find("::"); pos != std::string_view::npos)
+		query.remove_prefix(pos + 2);
+
+	std::vector<std::string> names;
+	for (const auto &name : pmus)
+		if (const detail::PmuDesc *pmu = detail::find_pmu(name))
+			collect_names(*pmu, names);
+	return detail::nearest(query, names, n);
+}
+
+} // namespace stap_pmu::pmu

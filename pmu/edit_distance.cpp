@@ -1,0 +1,51 @@
+// edit_distance.cpp - case-insensitive Levenshtein distance and best-n search.
+#include "pmu/internal.h"
+
+#include <algorithm>
+#include <cctype>
+#include <numeric>
+#include <utility>
+
+namespace stap_pmu::pmu::detail {
+
+size_t edit_distance(std::string_view a, std::string_view b)
+{
+	auto lower = [](char c) { return std::tolower(static_cast<unsigned char>(c)); };
+	std::vector<size_t> row(b.size() + 1);
+	std::iota(row.begin(), row.end(), size_t{0});
+	for (size_t i = 1; i <= a.size(); ++i) {
+		size_t diag = row[0]; // distance(a[0..i-1), b[0..j-1))
+		row[0] = i;
+		for (size_t j = 1; j <= b.size(); ++j) {
+			size_t subst = diag + (lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1);
+			diag = row[j];
+			row[j] = std::min({row[j] + 1, row[j - 1] + 1, subst});
+		}
+	}
+	return row[b.size()];
+}
+
+std::vector<std::string> nearest(std::string_view query,
+				 const std::vector<std::string> &candidates, size_t n)
+{
+	std::vector<std::pair<size_t, const std::string *>> scored;
+	scored.reserve(candidates.size());
+	for (const auto &c : candidates) {
+		size_t d = edit_distance(query, c);
+		if (d < std::max(query.size(), size_t{1}))
+			scored.emplace_back(d, &c);
+	}
+	std::sort(scored.begin(), scored.end(), [](const auto &x, const auto &y) {
+		return x.first != y.first ? x.first < y.first : *x.second < *y.second;
+	});
+	std::vector<std::string> out;
+	for (const auto &[d, s] : scored) {
+		if (out.size() == n)
+			break;
+		if (std::find(out.begin(), out.end(), *s) == out.end())
+			out.push_back(*s);
+	}
+	return out;
+}
+
+} // namespace stap_pmu::pmu::detail

@@ -1,0 +1,72 @@
+// fat_table.cpp - build the candidate rows of a fat module.
+#include "pmu/fat_table.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace stap_pmu::pmu {
+namespace {
+
+constexpr std::string_view generic_pmu = "perf";
+
+// Generic rows (no CPU match: any CPU) must come after every CPUID row.
+void order_rows(std::vector<Row> &rows)
+{
+	std::stable_partition(rows.begin(), rows.end(),
+			      [](const Row &r) { return !r.match.empty(); });
+}
+
+} // namespace
+
+FatTable build_fat_table(const std::vector<std::string> &events,
+			 const std::vector<std::string> &targets)
+{
+	FatTable t;
+	t.events = events;
+	t.missing.resize(events.size());
+
+	std::vector<std::string_view> seen;
+	for (const auto &target : targets) {
+		if (std::find(seen.begin(), seen.end(), target) != seen.end())
+			continue;
+		seen.push_back(target);
+		Row row;
+		row.pmu = target;
+		if (target != generic_pmu) {
+			row.match = Resolver::cpu_matches(target);
+			if (row.match.empty()) {
+				t.dropped.push_back({target, "no CPU model selects it"});
+				continue;
+			}
+		}
+		std::vector<std::string> lacking;
+		for (size_t i = 0; i < events.size(); ++i) {
+			TargetEncoding te = Resolver::encode(events[i], target);
+			if (!te.enc) {
+				t.missing[i].push_back({target, te.reason});
+				lacking.push_back(events[i]);
+				continue;
+			}
+			row.events.push_back(*te.enc);
+		}
+		if (!lacking.empty()) {
+			t.dropped.push_back({target, fmt::format("lacks {}", fmt::join(lacking, ", "))});
+			continue;
+		}
+		t.rows.push_back(std::move(row));
+	}
+	order_rows(t.rows);
+	return t;
+}
+
+std::string pmu_targets_string(const FatTable &table)
+{
+	std::vector<std::string_view> names;
+	for (const auto &r : table.rows)
+		names.push_back(r.pmu);
+	return fmt::format("{}", fmt::join(names, ","));
+}
+
+} // namespace stap_pmu::pmu

@@ -1,0 +1,41 @@
+// host_cpu.cpp - this machine's CPUID vendor, family, model and stepping.
+#include "pmu/pmu.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#include <cstring>
+#endif
+
+namespace stap_pmu::pmu {
+
+CpuId Resolver::host_cpu()
+{
+	CpuId cpu;
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned a = 0, b = 0, c = 0, d = 0;
+	if (!__get_cpuid(0, &a, &b, &c, &d))
+		return cpu;
+	char vendor[13] = {};
+	std::memcpy(vendor, &b, 4);
+	std::memcpy(vendor + 4, &d, 4);
+	std::memcpy(vendor + 8, &c, 4);
+	cpu.vendor = vendor;
+
+	if (!__get_cpuid(1, &a, &b, &c, &d))
+		return cpu;
+	// Same derivation as the kernel's x86_family()/x86_model(), which is
+	// what the module's match table is compared with at load time.
+	unsigned family = (a >> 8) & 0xf;
+	unsigned model = (a >> 4) & 0xf;
+	if (family == 0xf)
+		family += (a >> 20) & 0xff;
+	if (family >= 6)
+		model += ((a >> 16) & 0xf) << 4;
+	cpu.family = family;
+	cpu.model = model;
+	cpu.stepping = a & 0xf;
+#endif
+	return cpu;
+}
+
+} // namespace stap_pmu::pmu

@@ -1,0 +1,40 @@
+// internal.h - helpers shared by the pmu/ sources. Not part of the public
+// interface, and free of libpfm4 types so it can be included anywhere in pmu/.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace stap_pmu::pmu::detail {
+
+enum class PmuKind { core, generic, other };
+
+// One PMU libpfm4 knows about (present on this machine or not).
+struct PmuDesc {
+	std::string name;
+	int id = 0;            // pfm_pmu_t
+	PmuKind kind = PmuKind::other;
+	int nevents = 0;
+	int first_event = -1;  // -1: no event table in this process (ix86arch)
+};
+
+inline constexpr std::string_view generic_pmu = "perf";
+
+// Every PMU of the build's tables, in libpfm4 id order. Initializes libpfm4
+// on first use; empty if that failed.
+const std::vector<PmuDesc> &pmu_inventory();
+
+// The PMU named NAME (case-insensitive), or nullptr.
+const PmuDesc *find_pmu(std::string_view name);
+
+// Levenshtein distance, ASCII case-insensitive.
+size_t edit_distance(std::string_view a, std::string_view b);
+
+// Up to n candidates nearest to query (ties by name), skipping candidates
+// whose distance is not below the query's length (nothing in common).
+std::vector<std::string> nearest(std::string_view query,
+				 const std::vector<std::string> &candidates, size_t n);
+
+} // namespace stap_pmu::pmu::detail

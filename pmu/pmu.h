@@ -1,0 +1,98 @@
+// pmu.h - PMU event resolution for stap-pmu. The only interface to libpfm4:
+// nothing outside pmu/ includes <perfmon/...>.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace stap_pmu::pmu {
+
+// One x86_cpu_id-style match entry. vendor: "GenuineIntel", "AuthenticAMD".
+struct CpuMatch {
+	std::string vendor;
+	unsigned family = 0;
+	unsigned model_min = 0, model_max = 0;
+	unsigned stepping_min = 0, stepping_max = 15;
+
+	bool operator==(const CpuMatch &) const = default;
+};
+
+// perf_event_attr fields a module needs to create the counter.
+struct Encoding {
+	uint32_t type = 0;
+	uint64_t config = 0;
+	uint64_t config1 = 0;
+	bool exclude_user = false, exclude_kernel = false, exclude_hv = false;
+	bool exclude_guest = false, exclude_host = false;
+	unsigned precise_ip = 0;
+
+	bool operator==(const Encoding &) const = default;
+};
+
+// Result of encoding one event for one PMU.
+struct TargetEncoding {
+	std::string pmu;                 // libpfm4 PMU name: "skl", "perf"
+	std::optional<Encoding> enc;     // empty: unavailable
+	std::string reason;              // why unavailable (libpfm4's text)
+	std::string fstr;                // fully qualified name libpfm4 chose
+};
+
+// A candidate row of the fat table: one target PMU, the CPUs it matches
+// (empty = any CPU: the generic row) and one encoding per script event.
+struct Row {
+	std::string pmu;
+	std::vector<CpuMatch> match;
+	std::vector<Encoding> events;    // index = event index in the script
+};
+
+struct CpuId {
+	std::string vendor;
+	unsigned family = 0, model = 0, stepping = 0;
+};
+
+class Resolver {
+public:
+	// Initializes libpfm4 with LIBPFM_ENCODE_INACTIVE so every PMU of the
+	// build's tables can be encoded. Returns an error text on failure.
+	static std::optional<std::string> init();
+
+	// Targets for --pmu-targets: "host" expands to the PMU matching this
+	// machine's CPUID (nothing if none matches), names are libpfm4 PMU names.
+	// Unknown names produce an error text in *err.
+	static std::vector<std::string> expand_targets(const std::vector<std::string> &spec,
+						       std::string *err);
+
+	// Encode EVENT ("INST_RETIRED:ANY_P:u", "cycles", "perf::cpu-clock")
+	// for PMU "pmu". An event already qualified ("skl::X") is encoded only
+	// for that PMU. An unqualified event a CPU model's PMU does not know is
+	// tried as a generic perf event ("cycles" -> PERF_TYPE_HARDWARE), which
+	// is valid on every CPU; fstr then starts with "perf::".
+	static TargetEncoding encode(const std::string &event, const std::string &pmu);
+
+	// Up to n known event names closest to a misspelled one (edit distance),
+	// searched over the given PMUs.
+	static std::vector<std::string> closest(const std::string &event,
+						const std::vector<std::string> &pmus, size_t n = 3);
+
+	// CPU match list for a PMU (empty for "perf", the generic row).
+	static std::vector<CpuMatch> cpu_matches(const std::string &pmu);
+
+	// The host CPU's identity and the libpfm4 PMU it matches, if any.
+	static CpuId host_cpu();
+	static std::optional<std::string> pmu_for_cpu(const CpuId &cpu);
+
+	// Every PMU name the CPU match table can select, in table order.
+	static std::vector<std::string> matched_pmus();
+
+	// libpfm4 version as "4.13".
+	static std::string pfm_version();
+};
+
+// The line --pmu-encode prints for one target:
+// "skl type=4 config=0xc0 config1=0x0 exclude_kernel=1 exclude_guest=1"
+// or "icl unavailable: event not found".
+std::string format_encoding(const TargetEncoding &t);
+
+} // namespace stap_pmu::pmu

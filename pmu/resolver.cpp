@@ -1,0 +1,186 @@
+// resolver.cpp - libpfm4 initialization, the PMU inventory and encode().
+#include "pmu/internal.h"
+#include "pmu/pmu.h"
+
+#include <perfmon/pfmlib.h>
+#include <perfmon/pfmlib_perf_event.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <strings.h>
+
+#include <fmt/format.h>
+
+namespace stap_pmu::pmu {
+namespace {
+
+struct InitState {
+	std::optional<std::string> error;
+	std::vector<detail::PmuDesc> pmus;
+};
+
+detail::PmuKind kind_of(pfm_pmu_type_t type)
+{
+	switch (type) {
+	case PFM_PMU_TYPE_CORE:
+		return detail::PmuKind::core;
+	case PFM_PMU_TYPE_OS_GENERIC:
+		return detail::PmuKind::generic;
+	default:
+		return detail::PmuKind::other;
+	}
+}
+
+std::vector<detail::PmuDesc> scan_pmus()
+{
+	std::vector<detail::PmuDesc> out;
+	for (int i = 0; i < PFM_PMU_MAX; ++i) {
+		pfm_pmu_info_t info{};
+		info.size = sizeof(info);
+		if (pfm_get_pmu_info(static_cast<pfm_pmu_t>(i), &info) != PFM_SUCCESS || !info.name)
+			continue;
+		out.push_back({info.name, i, kind_of(info.type), info.nevents, info.first_event});
+	}
+	return out;
+}
+
+// libpfm4 is initialized once per process: 4.13 cannot be re-initialized
+// safely (pfm_terminate leaves PMUs marked active).
+const InitState &state()
+{
+	static InitState st;
+	static std::once_flag once;
+	std::call_once(once, [] {
+		// Encode for every PMU of the tables, not only the host's.
+		setenv("LIBPFM_ENCODE_INACTIVE", "1", 1);
+		// A forced PMU would hide the others (and is unsafe): never honour it.
+		unsetenv("LIBPFM_FORCE_PMU");
+		int ret = pfm_initialize();
+		if (ret != PFM_SUCCESS) {
+			st.error = fmt::format("cannot initialize libpfm4: {}", pfm_strerror(ret));
+			return;
+		}
+		st.pmus = scan_pmus();
+	});
+	return st;
+}
+
+// "skl::INST_RETIRED" -> "skl"; "" when unqualified.
+std::string_view qualifier(std::string_view event)
+{
+	auto pos = event.find("::");
+	return pos == std::string_view::npos ? std::string_view{} : event.substr(0, pos);
+}
+
+bool iequals(std::string_view a, std::string_view b)
+{
+	return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
+}
+
+Encoding to_encoding(const perf_event_attr &attr)
+{
+	Encoding e;
+	e.type = attr.type;
+	e.config = attr.config;
+	e.config1 = attr.config1;
+	e.exclude_user = attr.exclude_user;
+	e.exclude_kernel = attr.exclude_kernel;
+	e.exclude_hv = attr.exclude_hv;
+	e.exclude_guest = attr.exclude_guest;
+	e.exclude_host = attr.exclude_host;
+	e.precise_ip = attr.precise_ip;
+	return e;
+}
+
+// Encode one fully qualified event; false with libpfm4's reason on failure.
+bool encode_one(const std::string &qualified, TargetEncoding &out, std::string &reason)
+{
+	perf_event_attr attr{};
+	attr.size = sizeof(attr);
+	char *fstr = nullptr;
+	pfm_perf_encode_arg_t arg{};
+	arg.size = sizeof(arg);
+	arg.attr = &attr;
+	arg.fstr = &fstr;
+	int ret = pfm_get_os_event_encoding(qualified.c_str(), PFM_PLM0 | PFM_PLM3,
+					    PFM_OS_PERF_EVENT_EXT, &arg);
+	std::unique_ptr<char, decltype(&std::free)> fstr_owner(fstr, &std::free);
+	if (ret != PFM_SUCCESS) {
+		reason = pfm_strerror(ret);
+		return false;
+	}
+	out.enc = to_encoding(attr);
+	out.fstr = fstr ? fstr : "";
+	return true;
+}
+
+} // namespace
+
+namespace detail {
+
+const std::vector<PmuDesc> &pmu_inventory()
+{
+	return state().pmus;
+}
+
+const PmuDesc *find_pmu(std::string_view name)
+{
+	for (const auto &p : pmu_inventory())
+		if (iequals(p.name, name))
+			return &p;
+	return nullptr;
+}
+
+} // namespace detail
+
+std::optional<std::string> Resolver::init()
+{
+	return state().error;
+}
+
+TargetEncoding Resolver::encode(const std::string &event, const std::string &pmu)
+{
+	TargetEncoding out;
+	out.pmu = pmu;
+	if (auto err = init()) {
+		out.reason = *err;
+		return out;
+	}
+	const detail::PmuDesc *desc = detail::find_pmu(pmu);
+	if (!desc) {
+		out.reason = fmt::format("unknown PMU '{}'", pmu);
+		return out;
+	}
+	out.pmu = desc->name;
+
+	std::string qualified;
+	if (auto q = qualifier(event); !q.empty()) {
+		// Generic perf events (perf::cpu-clock) are valid in every row:
+		// the kernel implements them on every CPU model.
+		bool generic = iequals(q, detail::generic_pmu) && desc->kind == detail::PmuKind::core;
+		if (!iequals(q, desc->name) && !generic) {
+			out.reason = fmt::format("event is qualified for pmu {}", q);
+			return out;
+		}
+		qualified = event;
+	} else {
+		qualified = fmt::format("{}::{}", desc->name, event);
+	}
+
+	std::string reason;
+	if (encode_one(qualified, out, reason))
+		return out;
+	// A generic perf event ("cycles", "instructions") named for a CPU
+	// model's PMU: the kernel maps PERF_TYPE_HARDWARE/SOFTWARE/HW_CACHE for
+	// every core PMU, so the generic encoding is valid in that row too.
+	std::string tmp;
+	if (qualifier(event).empty() && desc->kind == detail::PmuKind::core &&
+	    encode_one(fmt::format("{}::{}", detail::generic_pmu, event), out, tmp))
+		return out;
+	out.reason = reason;
+	return out;
+}
+
+} // namespace stap_pmu::pmu

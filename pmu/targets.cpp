@@ -1,0 +1,97 @@
+// targets.cpp - expand --pmu-targets into libpfm4 PMU names.
+#include "pmu/internal.h"
+#include "pmu/pmu.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace stap_pmu::pmu {
+namespace {
+
+constexpr size_t max_suggestions = 5;
+
+// Names a user may give: x86 core PMUs that have a CPUID match (so a fat
+// module can select them) and the generic PMU.
+std::vector<std::string> selectable_pmus()
+{
+	std::vector<std::string> out;
+	for (const auto &p : detail::pmu_inventory()) {
+		bool ok = p.kind == detail::PmuKind::core ? !Resolver::cpu_matches(p.name).empty()
+							  : p.name == detail::generic_pmu;
+		if (ok)
+			out.push_back(p.name);
+	}
+	return out;
+}
+
+std::string unknown_pmu_error(const std::string &name)
+{
+	auto known = selectable_pmus();
+	auto close = detail::nearest(name, known, max_suggestions);
+	if (close.empty())
+		close.assign(known.begin(), known.begin() + std::min(known.size(), max_suggestions));
+	return fmt::format("unknown PMU '{}' (known: host, {}, ...)", name, fmt::join(close, ", "));
+}
+
+// Resolve one user-given name to a canonical PMU name, or an error text.
+std::optional<std::string> resolve_name(const std::string &name, std::string *err)
+{
+	const detail::PmuDesc *p = detail::find_pmu(name);
+	if (p && p->name == detail::generic_pmu)
+		return p->name;
+	if (p && p->kind == detail::PmuKind::core) {
+		if (!Resolver::cpu_matches(p->name).empty())
+			return p->name;
+		*err = fmt::format("PMU '{}' cannot be a target: no CPU model selects it "
+				   "(architectural or deprecated table)", p->name);
+		return std::nullopt;
+	}
+	if (p) {
+		*err = fmt::format("PMU '{}' cannot be a target: only CPU core PMUs and "
+				   "'perf' are supported", p->name);
+		return std::nullopt;
+	}
+	*err = unknown_pmu_error(name);
+	return std::nullopt;
+}
+
+} // namespace
+
+std::vector<std::string> Resolver::expand_targets(const std::vector<std::string> &spec,
+						  std::string *err)
+{
+	std::string local_err;
+	std::string &error = err ? *err : local_err;
+	error.clear();
+	if (auto e = init()) {
+		error = *e;
+		return {};
+	}
+
+	std::vector<std::string> out;
+	bool want_generic = false;
+	auto add = [&](const std::string &name) {
+		if (name == detail::generic_pmu)
+			want_generic = true;
+		else if (std::find(out.begin(), out.end(), name) == out.end())
+			out.push_back(name);
+	};
+	for (const auto &item : spec) {
+		if (item == "host") {
+			if (auto p = pmu_for_cpu(host_cpu()))
+				add(*p);
+			continue;
+		}
+		auto name = resolve_name(item, &error);
+		if (!name)
+			return {};
+		add(*name);
+	}
+	if (want_generic)
+		out.emplace_back(detail::generic_pmu);
+	return out;
+}
+
+} // namespace stap_pmu::pmu

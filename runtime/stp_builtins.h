@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * stp_builtins.h - what probe bodies call: printf, error, exit, checked
+ * division, process builtins and bounded string helpers. Nothing here
+ * sleeps; all of it runs with interrupts off inside a probe handler.
+ */
+#ifndef STP_BUILTINS_H
+#define STP_BUILTINS_H
+
+/* value of target(): module parameter _stp_target (see stp_module.h) */
+static int _stp_target;
+
+/* text for a negative errno in init failure messages */
+static __maybe_unused const char *stp_errno_text(int err)
+{
+	switch (-err) {
+	case ENOENT:
+		return "no such file or directory";
+	case EOPNOTSUPP:
+		return "operation not supported";
+	case EINVAL:
+		return "invalid argument";
+	case EBUSY:
+		return "device or resource busy";
+	case EACCES:
+		return "permission denied";
+	case EPERM:
+		return "operation not permitted";
+	case ENODEV:
+		return "no such device";
+	case ENOMEM:
+		return "out of memory";
+	case EEXIST:
+		return "already exists";
+	case EILSEQ:
+		return "illegal byte sequence";
+	case E2BIG:
+		return "argument list too long";
+	case ENOSPC:
+		return "no space left";
+	default:
+		return "unknown error";
+	}
+}
+
+static __printf(2, 3) __maybe_unused void stp_printf(struct stp_context *c,
+				      const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(c->printbuf, sizeof(c->printbuf), fmt, ap);
+	va_end(ap);
+	if (n <= 0)
+		return;
+	/* longer than STP_MAXPRINTLEN: keep what vsnprintf wrote */
+	if (n >= sizeof(c->printbuf))
+		n = sizeof(c->printbuf) - 1;
+	stp_output_write(c->printbuf, n);
+}
+
+/*
+ * A script error: "ERROR: <msg> near <probe> at <loc>" into the output,
+ * exit code 1, state exit-requested. msg must not be c->printbuf.
+ */
+static __maybe_unused void stp_error(struct stp_context *c, const char *msg)
+{
+	const char *probe = c->probe && c->probe->name ? c->probe->name : "?";
+	const char *loc = c->loc ? c->loc : "?";
+
+	c->error = 1;
+	atomic_inc(&stp_session.errors);
+	atomic_set(&stp_session.exit_code, 1);
+	stp_printf(c, "ERROR: %s near %s at %s\n", msg, probe, loc);
+	stp_request_exit();
+}
+
+/* exit(): no further probe bodies start; the loader stops the module */
+static inline void stp_exit(struct stp_context *c)
+{
+	stp_request_exit();
+}
+
+static inline s64 stp_div(struct stp_context *c, s64 a, s64 b)
+{
+	if (unlikely(!b)) {
+		stp_error(c, "division by zero");
+		return 0;
+	}
+	/* S64_MIN / -1 traps on x86: wrap like the two's complement result */
+	if (unlikely(b == -1))
+		return (s64)(0 - (u64)a);
+	return div64_s64(a, b);
+}
+
+static inline s64 stp_mod(struct stp_context *c, s64 a, s64 b)
+{
+	if (unlikely(!b)) {
+		stp_error(c, "division by zero");
+		return 0;
+	}
+	if (unlikely(b == -1))
+		return 0;
+	return a - div64_s64(a, b) * b;
+}
+
+/* script function calls: generated code brackets a call with these */
+static inline bool stp_nest_enter(struct stp_context *c)
+{
+	if (unlikely(++c->nesting > STP_MAXNESTING)) {
+		c->nesting--;
+		stp_error(c, "MAXNESTING exceeded");
+		return false;
+	}
+	return true;
+}
+
+static inline void stp_nest_leave(struct stp_context *c)
+{
+	c->nesting--;
+}
+
+/* handlers run with interrupts off, so these are stable for the body */
+static inline s64 stp_cpu(void)
+{
+	return smp_processor_id();
+}
+
+static inline s64 stp_pid(void)
+{
+	return task_tgid_nr(current);
+}
+
+static inline s64 stp_tid(void)
+{
+	return task_pid_nr(current);
+}
+
+static inline s64 stp_target(void)
+{
+	return _stp_target;
+}
+
+/* NMI-safe wall clock */
+static inline s64 stp_gettimeofday_ns(void)
+{
+	return ktime_get_real_fast_ns();
+}
+
+static inline const char *stp_execname(struct stp_context *c)
+{
+	strscpy(c->execname, current->comm, sizeof(c->execname));
+	return c->execname;
+}
+
+/* --- strings: every script string is a char[STP_MAXSTRINGLEN] --- */
+
+static inline char *stp_strlcpy(char *dst, const char *src)
+{
+	strscpy(dst, src, STP_MAXSTRINGLEN);
+	return dst;
+}
+
+static inline char *stp_strlcat(char *dst, const char *src)
+{
+	size_t len = strnlen(dst, STP_MAXSTRINGLEN - 1);
+
+	strscpy(dst + len, src, STP_MAXSTRINGLEN - len);
+	return dst;
+}
+
+/* a . b into dst (a temporary distinct from a and b) */
+static inline const char *stp_concat(char *dst, const char *a, const char *b)
+{
+	strscpy(dst, a, STP_MAXSTRINGLEN);
+	return stp_strlcat(dst, b);
+}
+
+static inline s64 stp_strlen(const char *s)
+{
+	return strnlen(s, STP_MAXSTRINGLEN);
+}
+
+static inline int stp_strcmp(const char *a, const char *b)
+{
+	return strncmp(a, b, STP_MAXSTRINGLEN);
+}
+
+/* sprintf(): formats into dst, bounded, truncating */
+static __printf(2, 3) __maybe_unused char *stp_sprintf(char *dst, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(dst, STP_MAXSTRINGLEN, fmt, ap);
+	va_end(ap);
+	return dst;
+}
+
+#endif /* STP_BUILTINS_H */

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * stp_compat.h - kernel headers and the only place that tests
+ * LINUX_VERSION_CODE. Everything else uses the wrappers defined here.
+ *
+ * Tested on 6.1 (Debian 6.1.0-57). The other branches follow the kernel's
+ * API history (proc_ops 5.6, get_kretprobe 5.11, hrtimer_setup 6.13) but
+ * are not built by any test yet.
+ */
+#ifndef STP_COMPAT_H
+#define STP_COMPAT_H
+
+#include <linux/version.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/kernel.h>
+#include <linux/types.h>
+#include <linux/errno.h>
+#include <linux/err.h>
+#include <linux/atomic.h>
+#include <linux/spinlock.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/smp.h>
+#include <linux/cpumask.h>
+#include <linux/irqflags.h>
+#include <linux/hardirq.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/mm.h>
+#include <linux/uaccess.h>
+#include <linux/proc_fs.h>
+#include <linux/seq_file.h>
+#include <linux/kprobes.h>
+#include <linux/hrtimer.h>
+#include <linux/ktime.h>
+#include <linux/timekeeping.h>
+#include <linux/delay.h>
+#include <linux/math64.h>
+#include <linux/perf_event.h>
+
+#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 4, 0)
+#error "stap-pmu runtime: kernels older than 5.4 are not supported"
+#endif
+
+/* va_list: <linux/stdarg.h> since 5.15, the compiler's header before */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 15, 0)
+#include <linux/stdarg.h>
+#else
+#include <stdarg.h>
+#endif
+
+/* procfs operations: struct proc_ops since 5.6, file_operations before */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 6, 0)
+#define STP_PROC_OPS(name, open_fn, read_fn, write_fn, release_fn)	\
+	static const struct proc_ops name = {				\
+		.proc_open = (open_fn),					\
+		.proc_read = (read_fn),					\
+		.proc_write = (write_fn),				\
+		.proc_release = (release_fn),				\
+		.proc_lseek = noop_llseek,				\
+	}
+#else
+#define STP_PROC_OPS(name, open_fn, read_fn, write_fn, release_fn)	\
+	static const struct file_operations name = {			\
+		.owner = THIS_MODULE,					\
+		.open = (open_fn),					\
+		.read = (read_fn),					\
+		.write = (write_fn),					\
+		.release = (release_fn),				\
+		.llseek = noop_llseek,					\
+	}
+#endif
+
+/* the kretprobe of an instance: get_kretprobe() since 5.11 */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 11, 0)
+#define stp_get_kretprobe(ri) get_kretprobe(ri)
+#else
+#define stp_get_kretprobe(ri) ((ri)->rp)
+#endif
+
+/* hrtimer_setup() since 6.13; hrtimer_init() + .function before */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#define stp_hrtimer_setup(t, fn, clock, mode) hrtimer_setup(t, fn, clock, mode)
+#else
+static inline void stp_hrtimer_setup(struct hrtimer *t,
+				     enum hrtimer_restart (*fn)(struct hrtimer *),
+				     clockid_t clock, enum hrtimer_mode mode)
+{
+	hrtimer_init(t, clock, mode);
+	t->function = fn;
+}
+#endif
+
+#endif /* STP_COMPAT_H */

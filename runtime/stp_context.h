@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * stp_context.h - session state, probe descriptors and the per-CPU probe
+ * context.
+ *
+ * Generated code defines union stp_locals before including stp_runtime.h.
+ */
+#ifndef STP_CONTEXT_H
+#define STP_CONTEXT_H
+
+/* kernel log lines always name the module: "<module>: ..." */
+#define stp_err(fmt, ...) pr_err(STP_MODULE_NAME ": " fmt, ##__VA_ARGS__)
+#define stp_dbg(fmt, ...) pr_debug(STP_MODULE_NAME ": " fmt, ##__VA_ARGS__)
+
+/* session states, in the order they are entered */
+enum stp_state {
+	STP_STATE_STARTING,
+	STP_STATE_RUNNING,
+	STP_STATE_EXIT_REQUESTED,	/* exit() or a script error */
+	STP_STATE_STOPPING,
+	STP_STATE_STOPPED,
+};
+
+static const char *const stp_state_names[] = {
+	[STP_STATE_STARTING] = "starting",
+	[STP_STATE_RUNNING] = "running",
+	[STP_STATE_EXIT_REQUESTED] = "exit-requested",
+	[STP_STATE_STOPPING] = "stopping",
+	[STP_STATE_STOPPED] = "stopped",
+};
+
+enum stp_probe_kind {
+	STP_PROBE_BEGIN,
+	STP_PROBE_END,
+	STP_PROBE_KPROBE,
+	STP_PROBE_KRETPROBE,
+	STP_PROBE_TIMER,
+};
+
+struct stp_context;
+
+/*
+ * One resolved probe point. Generated code initializes the public fields
+ * with designated initializers; the rest belongs to the runtime.
+ */
+struct stp_probe {
+	/* public */
+	enum stp_probe_kind kind;
+	const char *symbol;		/* KPROBE, KRETPROBE */
+	unsigned int offset;		/* KPROBE: bytes into symbol (0: entry) */
+	u64 period_ns;			/* TIMER */
+	const char *name;		/* probe point as written, for messages */
+	const char *loc;		/* file:line:col of the probe */
+	void (*body)(struct stp_context *c);
+	int lock;			/* take the global lock around body */
+
+	/* runtime-private */
+	union {
+		struct kprobe kp;
+		struct kretprobe rp;
+		struct hrtimer timer;
+	} u;
+	bool registered;
+};
+
+/* per-CPU context of the probe body running on that CPU */
+struct stp_context {
+	atomic_t busy;			/* > 1: re-entered, the hit is skipped */
+	const struct stp_probe *probe;
+	const char *loc;		/* updated by generated code */
+	struct pt_regs *regs;		/* NULL for begin, end */
+	int error;			/* non-zero after stp_error() */
+	int nesting;			/* script function call depth */
+	long actions;			/* statements run (MAXACTION, later) */
+	char execname[TASK_COMM_LEN];	/* stp_execname() */
+	char printbuf[STP_MAXPRINTLEN];	/* stp_printf(), stp_error() scratch */
+	union stp_locals l;
+};
+
+/* what the whole module shares */
+struct stp_session {
+	atomic_t state;			/* enum stp_state */
+	atomic_t exit_code;
+	atomic64_t skipped;		/* hits not run: busy context, lock */
+	atomic_t errors;		/* script errors */
+	bool init_done;			/* module init has returned success */
+	bool stopped;			/* stop sequence done */
+	struct mutex ctl_mutex;		/* serializes the stop sequence */
+	raw_spinlock_t lock;		/* global lock for probe bodies */
+	struct stp_probe *probes;	/* the generated probe table */
+	unsigned int nprobes;
+};
+
+static struct stp_session stp_session = {
+	.state = ATOMIC_INIT(STP_STATE_STARTING),
+	.ctl_mutex = __MUTEX_INITIALIZER(stp_session.ctl_mutex),
+	.lock = __RAW_SPIN_LOCK_UNLOCKED(stp_session.lock),
+};
+
+static DEFINE_PER_CPU(struct stp_context *, stp_contexts);
+
+static inline int stp_state(void)
+{
+	return atomic_read(&stp_session.state);
+}
+
+static inline const char *stp_state_name(int state)
+{
+	if (state < 0 || state >= ARRAY_SIZE(stp_state_names))
+		return "unknown";
+	return stp_state_names[state];
+}
+
+/* RUNNING or STARTING -> EXIT_REQUESTED; later states are left alone */
+static inline void stp_request_exit(void)
+{
+	if (atomic_cmpxchg(&stp_session.state, STP_STATE_RUNNING,
+			   STP_STATE_EXIT_REQUESTED) == STP_STATE_RUNNING)
+		return;
+	atomic_cmpxchg(&stp_session.state, STP_STATE_STARTING,
+		       STP_STATE_EXIT_REQUESTED);
+}
+
+static inline void stp_count_skipped(void)
+{
+	atomic64_inc(&stp_session.skipped);
+}
+
+static void stp_contexts_free(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		kvfree(per_cpu(stp_contexts, cpu));
+		per_cpu(stp_contexts, cpu) = NULL;
+	}
+}
+
+/* one context per possible CPU, on that CPU's node (sleeps) */
+static int stp_contexts_alloc(void)
+{
+	struct stp_context *c;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		c = kvzalloc_node(sizeof(*c), GFP_KERNEL, cpu_to_node(cpu));
+		if (!c)
+			goto err_free;
+		per_cpu(stp_contexts, cpu) = c;
+	}
+	return 0;
+
+err_free:
+	stp_err("cannot allocate %zu bytes of probe context for cpu%d\n",
+		sizeof(*c), cpu);
+	stp_contexts_free();
+	return -ENOMEM;
+}
+
+#endif /* STP_CONTEXT_H */

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * stp_limits.h - limits of a generated module, each overridable with -D
+ * (the translator emits those #defines before this header).
+ *
+ * Generated code includes this header BEFORE defining union stp_locals,
+ * because the locals use s64 and STP_MAXSTRINGLEN; stp_runtime.h includes
+ * it again (include guard).
+ */
+#ifndef STP_LIMITS_H
+#define STP_LIMITS_H
+
+#include <linux/types.h>
+
+#ifndef STP_MODULE_NAME
+#define STP_MODULE_NAME KBUILD_MODNAME
+#endif
+
+#ifndef STP_SCRIPT_HASH
+#define STP_SCRIPT_HASH "unknown"
+#endif
+
+#ifndef STP_PMU_TARGETS
+#define STP_PMU_TARGETS ""
+#endif
+
+#ifndef STP_NEVENTS
+#define STP_NEVENTS 0
+#endif
+
+/* bytes of a script string, including the terminating NUL */
+#ifndef STP_MAXSTRINGLEN
+#define STP_MAXSTRINGLEN 512
+#endif
+
+/* statements per probe hit (enforced by generated code, later issue) */
+#ifndef STP_MAXACTION
+#define STP_MAXACTION 1000
+#endif
+
+/* rounds of trying to take the global lock before a hit is skipped */
+#ifndef STP_MAXTRYLOCK
+#define STP_MAXTRYLOCK 100000
+#endif
+
+/* microseconds between two rounds of trying to take the global lock */
+#ifndef STP_TRYLOCKDELAY
+#define STP_TRYLOCKDELAY 10
+#endif
+
+/* depth of script function calls */
+#ifndef STP_MAXNESTING
+#define STP_MAXNESTING 10
+#endif
+
+/* bytes of the output ring buffer */
+#ifndef STP_BUFSIZE
+#define STP_BUFSIZE (256 * 1024)
+#endif
+
+/* bytes one printf can produce (longer output is truncated) */
+#ifndef STP_MAXPRINTLEN
+#define STP_MAXPRINTLEN 2048
+#endif
+
+/* shortest timer period accepted, in nanoseconds */
+#ifndef STP_MINTIMER_NS
+#define STP_MINTIMER_NS 100000
+#endif
+
+#endif /* STP_LIMITS_H */

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * stp_module.h - module init and exit. Included last by the generated file:
+ * it uses the tables the file defines (stp_probes[] and, when STP_NEVENTS
+ * > 0, stp_pmu_rows[] and stp_pmu_event_names[]).
+ *
+ * init:  output buffer, contexts, PMU (identify CPUs, pick rows, create
+ *        counters), /proc files, kprobes and kretprobes, timers, begin
+ *        probes, state running. Each failure unwinds what came before.
+ * stop:  ("stop" written to control, or module exit) state stopping,
+ *        timers cancelled, probes unregistered (no handler runs after),
+ *        end probes, counters released, state stopped.
+ * exit:  stop if not done, /proc files removed, memory freed.
+ */
+#ifndef STP_MODULE_H
+#define STP_MODULE_H
+
+module_param(_stp_target, int, 0444);
+MODULE_PARM_DESC(_stp_target, "process id returned by target()");
+
+static void stp_stop(void)
+{
+	mutex_lock(&stp_session.ctl_mutex);
+	if (stp_session.stopped)
+		goto out;
+	atomic_set(&stp_session.state, STP_STATE_STOPPING);
+	stp_timers_stop();
+	stp_probes_unregister();
+	stp_run_probes_of_kind(STP_PROBE_END, STP_STATE_STOPPING);
+#if STP_NEVENTS > 0
+	stp_pmu_release();
+#endif
+	atomic_set(&stp_session.state, STP_STATE_STOPPED);
+	stp_session.stopped = true;
+out:
+	mutex_unlock(&stp_session.ctl_mutex);
+}
+
+static int __init stp_module_init(void)
+{
+	int rc;
+
+	rc = stp_output_alloc();
+	if (rc)
+		return rc;
+	rc = stp_contexts_alloc();
+	if (rc)
+		goto err_output;
+#if STP_NEVENTS > 0
+	rc = stp_pmu_init(stp_pmu_rows, ARRAY_SIZE(stp_pmu_rows),
+			  stp_pmu_event_names);
+	if (rc)
+		goto err_contexts;
+#endif
+	rc = stp_proc_create();
+	if (rc)
+		goto err_pmu;
+	rc = stp_probes_register(stp_probes, ARRAY_SIZE(stp_probes));
+	if (rc)
+		goto err_proc;
+	stp_timers_start();
+	stp_run_probes_of_kind(STP_PROBE_BEGIN, STP_STATE_STARTING);
+	/* stays exit-requested if a begin probe called exit() or failed */
+	atomic_cmpxchg(&stp_session.state, STP_STATE_STARTING,
+		       STP_STATE_RUNNING);
+	WRITE_ONCE(stp_session.init_done, true);
+	return 0;
+
+err_proc:
+	stp_proc_remove();
+err_pmu:
+#if STP_NEVENTS > 0
+	stp_pmu_release();
+err_contexts:
+#endif
+	stp_contexts_free();
+err_output:
+	stp_output_free();
+	return rc;
+}
+
+static void __exit stp_module_exit(void)
+{
+	stp_stop();
+	stp_proc_remove();
+	stp_probes_free();
+	stp_contexts_free();
+	stp_output_free();
+}
+
+module_init(stp_module_init);
+module_exit(stp_module_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("stap-pmu script module");
+MODULE_INFO(stp_script_hash, STP_SCRIPT_HASH);
+MODULE_INFO(stp_pmu_targets, STP_PMU_TARGETS);
+
+#endif /* STP_MODULE_H */

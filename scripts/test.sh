@@ -1,0 +1,10 @@
+#!/bin/sh
+# test.sh - the README's second command and what CI runs: install
+# everything, build, and run the whole suite (unit tests and guest tests).
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+"$top/scripts/install-deps.sh"
+"$top/scripts/build.sh"
+cd "$top/build"
+# Guest tests boot QEMU (TCG); two at a time fits the 2-core CI machines.
+exec ctest --output-on-failure -j 2 --timeout 600

@@ -1,0 +1,47 @@
+// frontend_helpers.h - running the front end on a script string in tests.
+#pragma once
+
+#include <sstream>
+#include <string>
+
+#include "translator/diagnostics.h"
+#include "translator/parser.h"
+#include "translator/printer.h"
+#include "translator/sema.h"
+
+namespace stap_pmu::test {
+
+// Parses text as "t.stp" and returns every rendered diagnostic.
+struct Front {
+	explicit Front(std::string text) : file("t.stp", std::move(text))
+	{
+		script = parse(file, diags);
+	}
+	std::string rendered() const
+	{
+		std::ostringstream os;
+		diags.render(os);
+		return os.str();
+	}
+	std::string printed() const
+	{
+		std::ostringstream os;
+		print_script(script, os);
+		return os.str();
+	}
+	SourceFile file;
+	Diagnostics diags;
+	Script script;
+};
+
+// Parses and analyzes.
+struct Checked : Front {
+	explicit Checked(std::string text) : Front(std::move(text))
+	{
+		if (!diags.has_errors())
+			sema = analyze(script, diags);
+	}
+	SemaResult sema;
+};
+
+} // namespace stap_pmu::test

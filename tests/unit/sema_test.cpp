@@ -1,0 +1,136 @@
+// sema_test.cpp - name binding, type inference, and semantic errors with
+// exact text and location.
+#include <gtest/gtest.h>
+
+#include "frontend_helpers.h"
+
+using namespace stap_pmu;
+using stap_pmu::test::Checked;
+
+static std::string first_error(const std::string &text)
+{
+	Checked c(text);
+	for (const Diagnostic &d : c.diags.all())
+		if (d.severity == Severity::Error)
+			return d.loc.str() + ": " + d.message + (d.hint.empty() ? "" : " [" + d.hint + "]");
+	return "no error";
+}
+
+TEST(Sema, InfersTypesFromAssignments)
+{
+	Checked c("global n, name, lat\n"
+		  "probe kprobe.function(\"f\") { n++; t = gettimeofday_ns(); lat <<< t;"
+		  " name = execname(); s = name . \"!\" }\n"
+		  "probe end { printf(\"%d %s %d\\n\", n, name, @avg(lat)) }");
+	ASSERT_FALSE(c.diags.has_errors()) << c.rendered();
+	ASSERT_EQ(c.sema.globals.size(), 3u);
+	EXPECT_EQ(c.sema.globals[0]->type, Type::Long);
+	EXPECT_EQ(c.sema.globals[1]->type, Type::String);
+	EXPECT_EQ(c.sema.globals[2]->type, Type::Stats);
+	ASSERT_EQ(c.sema.bodies[0].locals.size(), 2u);
+	EXPECT_EQ(c.sema.bodies[0].locals[0]->name, "t");
+	EXPECT_EQ(c.sema.bodies[0].locals[0]->type, Type::Long);
+	EXPECT_EQ(c.sema.bodies[0].locals[1]->type, Type::String);
+	EXPECT_TRUE(c.sema.bodies[0].uses_globals);
+}
+
+TEST(Sema, TypeFlowsBackwardsThroughGlobals)
+{
+	// 'x' gets its type from a probe that comes later in the file.
+	Checked c("global x, y\nprobe begin { y = x }\nprobe end { x = \"s\" }");
+	ASSERT_FALSE(c.diags.has_errors()) << c.rendered();
+	EXPECT_EQ(c.sema.globals[1]->type, Type::String);
+}
+
+TEST(Sema, ResolvesProbePoints)
+{
+	Checked c("probe begin, end, kprobe.function(\"vfs_read\"), "
+		  "kprobe.function(\"vfs_read\").return, timer.ms(10), timer.hz(100), timer.s(2) {}");
+	ASSERT_FALSE(c.diags.has_errors()) << c.rendered();
+	auto &in = c.sema.instances;
+	ASSERT_EQ(in.size(), 7u);
+	EXPECT_EQ(in[2].point.kind, ProbeKind::Kprobe);
+	EXPECT_EQ(in[2].point.symbol, "vfs_read");
+	EXPECT_EQ(in[3].point.kind, ProbeKind::Kretprobe);
+	EXPECT_EQ(in[3].point.name, "kprobe.function(\"vfs_read\").return");
+	EXPECT_EQ(in[4].point.period_ns, 10000000u);
+	EXPECT_EQ(in[5].point.period_ns, 10000000u);
+	EXPECT_EQ(in[6].point.period_ns, 2000000000u);
+}
+
+TEST(Sema, CollectsDistinctPmuEvents)
+{
+	Checked c("probe begin { a = @pmu(\"cycles\"); b = @pmu(\"INST_RETIRED:ANY_P:u\");"
+		  " d = @pmu(\"cycles\") - a }");
+	ASSERT_FALSE(c.diags.has_errors()) << c.rendered();
+	ASSERT_EQ(c.sema.events.size(), 2u);
+	EXPECT_EQ(c.sema.events[0].name, "cycles");
+	EXPECT_EQ(c.sema.events[0].loc.str(), "t.stp:1:24");
+	EXPECT_EQ(c.sema.events[1].name, "INST_RETIRED:ANY_P:u");
+}
+
+TEST(Sema, Errors)
+{
+	EXPECT_EQ(first_error("probe begin { printf(\"%d\\n\", cnt) }"),
+		  "t.stp:1:30: undefined variable 'cnt' [assign it first, or declare it with "
+		  "'global cnt']");
+	EXPECT_EQ(first_error("global count\nprobe begin { printf(\"%d\\n\", cout) }"),
+		  "t.stp:2:30: undefined variable 'cout' [did you mean 'count'?]");
+	EXPECT_EQ(first_error("probe begin { x = 1; x = \"a\" }"),
+		  "t.stp:1:24: type mismatch: 'x' is long, assigned string");
+	EXPECT_EQ(first_error("probe begin { x = 1 + \"a\" }"),
+		  "t.stp:1:23: right operand of '+' must be long, not string");
+	EXPECT_EQ(first_error("probe begin { printf(\"%s\\n\", pid()) }"),
+		  "t.stp:1:30: argument for '%s' must be string, not long");
+	EXPECT_EQ(first_error("probe begin { printf(\"%d %d\\n\", 1) }"),
+		  "t.stp:1:15: printf format has 2 conversion(s) but 1 argument(s) follow it");
+	EXPECT_EQ(first_error("probe begin { printf(\"%y\", 1) }"),
+		  "t.stp:1:22: printf format: unknown conversion '%y' [conversions: %d %i %u %x "
+		  "%X %o %c %p %s %%]");
+	EXPECT_EQ(first_error("probe begin { x = pidd() }"),
+		  "t.stp:1:19: unknown function 'pidd' [did you mean 'pid'?]");
+	EXPECT_EQ(first_error("probe begin { x = @cnt(y) }"),
+		  "t.stp:1:19: unknown operator '@cnt' [did you mean '@count'?]");
+	EXPECT_EQ(first_error("probe begin { s <<< 1 }"),
+		  "t.stp:1:15: statistics aggregate 's' must be a global [declare it with "
+		  "'global s']");
+	EXPECT_EQ(first_error("global s\nprobe begin { s <<< 1; x = s + 1 }"),
+		  "t.stp:2:28: 's' is a statistics aggregate; read it with @count, @sum, @min, "
+		  "@max or @avg");
+	EXPECT_EQ(first_error("global n\nprobe begin { n = 1; y = @count(n) }"),
+		  "t.stp:2:33: @count needs a statistics aggregate, but 'n' is long");
+	EXPECT_EQ(first_error("probe begin { x = @pmu(cycles) }"),
+		  "t.stp:1:19: @pmu takes one event name in quotes, e.g. @pmu(\"cycles\")");
+	EXPECT_EQ(first_error("probe begin { x = exit() }"),
+		  "t.stp:1:19: right side of '=' has no value");
+	EXPECT_EQ(first_error("probe begin { cpu(1) }"), "t.stp:1:15: 'cpu' takes 0 argument(s), 1 given");
+	EXPECT_EQ(first_error("probe begin { 3 = 4 }"),
+		  "t.stp:1:15: left side of '=' must be a variable");
+}
+
+TEST(Sema, ProbePointErrors)
+{
+	EXPECT_EQ(first_error("probe kernel.functio(\"f\") {}"),
+		  "t.stp:1:7: unknown probe point 'kernel.functio(\"f\")' [probe points known: "
+		  "begin, end, kprobe.function(\"f\")[.return], timer.ms(N)/s/us/ns/hz]");
+	EXPECT_EQ(first_error("probe kprobe.function(\"a*\") {}"),
+		  "t.stp:1:23: 'a*' is not a kernel symbol name [kprobe.function takes an exact "
+		  "symbol; wildcards need kernel.function]");
+	EXPECT_EQ(first_error("probe kprobe.function(\"f\").retrun {}"),
+		  "t.stp:1:28: unexpected '.retrun' in 'kprobe.function(\"f\").retrun' "
+		  "[kprobe.function(\"f\") may only be followed by .return]");
+	EXPECT_EQ(first_error("probe timer.ms(0) {}"),
+		  "t.stp:1:16: timer.ms needs a positive number, e.g. timer.ms(10)");
+	EXPECT_EQ(first_error("probe timer.mins(1) {}"),
+		  "t.stp:1:13: unknown timer unit 'mins' [use timer.s, timer.ms, timer.us, timer.ns "
+		  "or timer.hz]");
+	EXPECT_EQ(first_error("probe timer.us(1) {}"),
+		  "t.stp:1:16: timer period 1000 ns is shorter than the minimum of 100000 ns");
+	EXPECT_EQ(first_error("probe begin.x {}"), "t.stp:1:13: unexpected '.x' after 'begin'");
+}
+
+TEST(Sema, AllErrorsInOneRun)
+{
+	Checked c("probe begin { a = b }\nprobe end { c = 1 + \"x\" }\nprobe nosuch {}");
+	ASSERT_EQ(c.diags.error_count(), 3u) << c.rendered();
+}

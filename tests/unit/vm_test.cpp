@@ -1,0 +1,308 @@
+// Unit tests for the pure parts of translator/kernel.{h,cpp} and translator/vm.{h,cpp}.
+#include "translator/kernel.h"
+#include "translator/vm.h"
+
+#include <elf.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+using namespace stap_pmu;
+
+namespace {
+
+std::string make_temp_dir()
+{
+	std::string t = testing::TempDir() + "/vm_test.XXXXXX";
+	std::vector<char> b(t.begin(), t.end());
+	b.push_back('\0');
+	EXPECT_NE(mkdtemp(b.data()), nullptr);
+	return b.data();
+}
+
+void write(const std::string &path, const std::string &content)
+{
+	fs::create_directories(fs::path(path).parent_path());
+	std::ofstream f(path, std::ios::binary);
+	f << content;
+}
+
+// A fake Debian-style headers tree: kernel.release is the upstream version, UTS_RELEASE the ABI name.
+std::string fake_tree(const std::string &root, bool with_uts = true)
+{
+	write(root + "/Makefile", "include /dev/null\n");
+	write(root + "/include/generated/autoconf.h", "#define CONFIG_64BIT 1\n#define CONFIG_X86_64 1\n");
+	write(root + "/include/config/kernel.release", "6.1.192\n");
+	if (with_uts)
+		write(root + "/include/generated/utsrelease.h", "#define UTS_RELEASE \"6.1.0-57-amd64\"\n");
+	return root;
+}
+
+vm::VmOptions sample_options()
+{
+	vm::VmOptions o;
+	o.module_path = "/tmp/build/stap_pmu_3f2a.ko";
+	o.command = "pmu-workload getpid 1000";
+	o.kernel.release = "6.1.0-57-amd64";
+	o.kernel.vmlinuz = "/boot/vmlinuz-6.1.0-57-amd64";
+	o.kernel.vmlinux = "/cache/vmlinux-6.1.0-57-amd64";
+	o.loader_path = "/b/guest/stap-pmu-loader";
+	o.workload_path = "/b/guest/pmu-workload";
+	return o;
+}
+
+} // namespace
+
+TEST(KernelVersions, NaturalOrder)
+{
+	EXPECT_LT(kernel::compare_versions("6.1.0-9-amd64", "6.1.0-57-amd64"), 0);
+	EXPECT_LT(kernel::compare_versions("6.1.0-57-amd64", "6.10.0-1-amd64"), 0);
+	EXPECT_GT(kernel::compare_versions("6.2", "6.1.99"), 0);
+	EXPECT_EQ(kernel::compare_versions("6.1.0-57-amd64", "6.1.0-57-amd64"), 0);
+	EXPECT_LT(kernel::compare_versions("6.1", "6.1.0"), 0);
+	EXPECT_EQ(kernel::compare_versions("6.01", "6.1"), 0);
+
+	std::vector<std::string> v = {"6.1.0-57-amd64", "5.10.0-30-amd64", "6.10.0-1-amd64",
+				      "6.1.0-9-amd64", "6.1.0-57-cloud-amd64"};
+	kernel::sort_versions(v);
+	EXPECT_EQ(v, (std::vector<std::string>{"5.10.0-30-amd64", "6.1.0-9-amd64", "6.1.0-57-amd64",
+					       "6.1.0-57-cloud-amd64", "6.10.0-1-amd64"}));
+}
+
+TEST(KernelTree, ReleaseAndArch)
+{
+	std::string d = make_temp_dir();
+	fake_tree(d + "/a");
+	EXPECT_EQ(kernel::tree_release(d + "/a"), "6.1.0-57-amd64"); // UTS_RELEASE wins
+	EXPECT_EQ(kernel::tree_arch(d + "/a"), "x86");
+	fake_tree(d + "/b", false);
+	EXPECT_EQ(kernel::tree_release(d + "/b"), "6.1.192"); // fallback
+	EXPECT_FALSE(kernel::tree_release(d + "/nothing"));
+
+	auto t = kernel::find_build_tree(d + "/a");
+	EXPECT_EQ(t.release, "6.1.0-57-amd64");
+	EXPECT_EQ(t.arch, "x86");
+	EXPECT_EQ(t.dir, fs::canonical(d + "/a").string());
+	fs::remove_all(d);
+}
+
+TEST(KernelTree, Errors)
+{
+	try {
+		kernel::find_build_tree("/nonexistent/tree");
+		FAIL();
+	} catch (const kernel::Error &e) {
+		EXPECT_STREQ(e.what(), "kernel build tree /nonexistent/tree does not exist");
+	}
+	std::string d = make_temp_dir();
+	EXPECT_THROW(kernel::find_build_tree(d), kernel::Error); // not a tree
+	try {
+		kernel::find_build_tree("0.0.0-no-such-release");
+		FAIL();
+	} catch (const kernel::Error &e) {
+		EXPECT_NE(std::string(e.what()).find("install linux-headers-0.0.0-no-such-release"),
+			  std::string::npos);
+	}
+	fs::remove_all(d);
+}
+
+TEST(KernelCache, XdgCacheHome)
+{
+	const char *old = getenv("XDG_CACHE_HOME");
+	std::string saved = old ? old : "";
+	setenv("XDG_CACHE_HOME", "/x/cache", 1);
+	EXPECT_EQ(kernel::cache_dir(), "/x/cache/stap-pmu");
+	unsetenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	if (home && *home) {
+		EXPECT_EQ(kernel::cache_dir(), std::string(home) + "/.cache/stap-pmu");
+	}
+	if (old)
+		setenv("XDG_CACHE_HOME", saved.c_str(), 1);
+}
+
+TEST(KernelVmlinux, XzOffsets)
+{
+	std::string magic("\xfd" "7zXZ\0", 6);
+	std::string data = "bzImage header" + magic + "payload" + magic.substr(0, 5) + "x" + magic;
+	auto offs = kernel::find_xz_offsets(data);
+	ASSERT_EQ(offs.size(), 2u);
+	EXPECT_EQ(offs[0], 14u);
+	EXPECT_EQ(data.substr(offs[1], 6), magic);
+	EXPECT_TRUE(kernel::find_xz_offsets("no magic here").empty());
+}
+
+TEST(KernelVmlinux, CompleteElf)
+{
+	std::string d = make_temp_dir();
+	Elf64_Ehdr eh{};
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS64;
+	eh.e_type = ET_EXEC;
+	eh.e_phoff = sizeof eh;
+	eh.e_phentsize = sizeof(Elf64_Phdr);
+	eh.e_phnum = 1;
+	Elf64_Phdr ph{};
+	ph.p_type = PT_LOAD;
+	ph.p_offset = 0;
+	ph.p_filesz = sizeof eh + sizeof ph + 100;
+	std::string img((const char *)&eh, sizeof eh);
+	img.append((const char *)&ph, sizeof ph);
+	img.append(100, 'k');
+	write(d + "/ok", img);
+	EXPECT_TRUE(kernel::is_complete_elf(d + "/ok"));
+	write(d + "/truncated", img.substr(0, img.size() - 10)); // a cut-off decompression
+	EXPECT_FALSE(kernel::is_complete_elf(d + "/truncated"));
+	write(d + "/garbage", "MZ not an elf");
+	EXPECT_FALSE(kernel::is_complete_elf(d + "/garbage"));
+	EXPECT_FALSE(kernel::is_complete_elf(d + "/missing"));
+	fs::remove_all(d);
+}
+
+TEST(VmInit, ShellQuote)
+{
+	EXPECT_EQ(vm::shell_quote("abc"), "'abc'");
+	EXPECT_EQ(vm::shell_quote("it's"), "'it'\\''s'");
+	EXPECT_EQ(vm::shell_quote(""), "''");
+}
+
+TEST(VmInit, Script)
+{
+	auto o = sample_options();
+	o.command = "pmu-workload getpid 10; echo 'done'";
+	std::string s = vm::init_script(o);
+	EXPECT_EQ(s.rfind("#!/bin/busybox sh\n", 0), 0u);
+	EXPECT_NE(s.find("/bin/busybox --install -s /bin\n"), std::string::npos);
+	EXPECT_NE(s.find("export PATH=/stap-pmu/bin:/bin:/sbin\n"), std::string::npos);
+	EXPECT_NE(s.find("mount -t proc proc /proc\n"), std::string::npos);
+	EXPECT_NE(s.find("stap-pmu-loader -c 'pmu-workload getpid 10; echo '\\''done'\\''' "
+			 "'/stap-pmu/stap_pmu_3f2a.ko' >/dev/ttyS1 2>/dev/ttyS2 &\n"),
+		  std::string::npos)
+		<< s;
+	size_t marker = s.find("echo \"STAP-PMU-EXIT: $rc\"\n");
+	size_t dmesg = s.find("\ndmesg\n");
+	size_t off = s.find("poweroff -f\n");
+	ASSERT_NE(marker, std::string::npos);
+	ASSERT_NE(dmesg, std::string::npos);
+	ASSERT_NE(off, std::string::npos);
+	EXPECT_LT(marker, dmesg);
+	EXPECT_LT(dmesg, off);
+	EXPECT_EQ(s.find("stap-pmu-loader -v"), std::string::npos);
+	o.verbose = true;
+	EXPECT_NE(vm::init_script(o).find("stap-pmu-loader -v -c"), std::string::npos);
+}
+
+TEST(VmInitramfs, Entries)
+{
+	auto o = sample_options();
+	auto v = vm::initramfs_entries(o);
+	std::vector<std::string> files, dirs;
+	for (const auto &e : v)
+		(e.is_dir ? dirs : files).push_back(e.path);
+	EXPECT_EQ(files, (std::vector<std::string>{"bin/busybox", "stap-pmu/bin/stap-pmu-loader",
+						   "stap-pmu/bin/pmu-workload", "stap-pmu/stap_pmu_3f2a.ko",
+						   "init"}));
+	for (const char *d : {"bin", "proc", "sys", "dev", "tmp", "stap-pmu", "stap-pmu/bin"})
+		EXPECT_NE(std::find(dirs.begin(), dirs.end(), d), dirs.end()) << d;
+	// Every directory comes before anything inside it (cpio order).
+	for (size_t i = 0; i < v.size(); i++)
+		for (size_t j = 0; j < i; j++)
+			EXPECT_NE(v[j].path.rfind(v[i].path + "/", 0), 0u) << v[j].path << " before " << v[i].path;
+	for (const auto &e : v) {
+		if (e.path == "bin/busybox") {
+			EXPECT_EQ(e.source, "/bin/busybox");
+		}
+		if (e.path == "init") {
+			EXPECT_EQ(e.mode, 0755u);
+			EXPECT_EQ(e.content, vm::init_script(o));
+		}
+		if (e.path == "stap-pmu/stap_pmu_3f2a.ko") {
+			EXPECT_EQ(e.source, o.module_path);
+		}
+	}
+}
+
+TEST(VmQemu, Argv)
+{
+	auto o = sample_options();
+	o.cpu = "Skylake-Client";
+	o.extra_cmdline = "module.sig_enforce=1";
+	auto a = vm::qemu_argv(o, "/t/initrd.img", "/t");
+	auto after = [&](const std::string &flag) {
+		auto it = std::find(a.begin(), a.end(), flag);
+		return it == a.end() || it + 1 == a.end() ? std::string() : *(it + 1);
+	};
+	EXPECT_EQ(a[0], "qemu-system-x86_64");
+	EXPECT_EQ(after("-accel"), "tcg");
+	EXPECT_EQ(after("-cpu"), "Skylake-Client");
+	EXPECT_EQ(after("-smp"), "2");
+	EXPECT_EQ(after("-m"), "1G");
+	EXPECT_EQ(after("-kernel"), "/cache/vmlinux-6.1.0-57-amd64"); // the PVH vmlinux is preferred
+	EXPECT_EQ(after("-initrd"), "/t/initrd.img");
+	EXPECT_EQ(after("-append"), "console=ttyS0 panic=-1 loglevel=4 module.sig_enforce=1");
+	EXPECT_NE(std::find(a.begin(), a.end(), "-no-reboot"), a.end());
+	std::vector<std::string> serial;
+	for (size_t i = 0; i + 1 < a.size(); i++)
+		if (a[i] == "-serial")
+			serial.push_back(a[i + 1]);
+	EXPECT_EQ(serial, (std::vector<std::string>{"file:/t/console.log", "file:/t/stdout.log",
+						    "file:/t/stderr.log", "pipe:/t/control"}));
+	o.kernel.vmlinux.clear();
+	a = vm::qemu_argv(o, "/t/initrd.img", "/t");
+	EXPECT_EQ(after("-kernel"), "/boot/vmlinuz-6.1.0-57-amd64");
+}
+
+TEST(VmConsole, ExitMarker)
+{
+	EXPECT_EQ(vm::parse_exit_marker("boot\r\nSTAP-PMU-EXIT: 3\r\nmore\r\n"), 3);
+	EXPECT_EQ(vm::parse_exit_marker("STAP-PMU-EXIT: 0\n"), 0);
+	EXPECT_EQ(vm::parse_exit_marker("STAP-PMU-EXIT: 255"), 255);
+	EXPECT_FALSE(vm::parse_exit_marker("no marker\r\n"));
+	EXPECT_FALSE(vm::parse_exit_marker("x STAP-PMU-EXIT: 3\n"));   // not at a line start
+	EXPECT_FALSE(vm::parse_exit_marker("STAP-PMU-EXIT: $rc\n"));   // the script text itself
+	EXPECT_FALSE(vm::parse_exit_marker("STAP-PMU-EXIT: 3[ 1.2] x\n")); // interleaved garbage
+}
+
+TEST(VmConsole, KernelProblems)
+{
+	std::string con =
+		"[    0.000000] Linux version 6.1.0-57-amd64\r\n"
+		"[    5.100000] ------------[ cut here ]------------\r\n"
+		"[    5.100001] WARNING: CPU: 1 PID: 99 at kernel/kprobes.c:123 foo+0x1/0x2\r\n"
+		"STAP-PMU-EXIT: 0\r\n"
+		"[    5.100001] WARNING: CPU: 1 PID: 99 at kernel/kprobes.c:123 foo+0x1/0x2\n" // dmesg copy
+		"[    6.0] BUG: sleeping function called from invalid context at mm/slab.h:1\n"
+		"[    7.0] watchdog: BUG: soft lockup - CPU#0 stuck for 22s!\n"
+		"[    8.0] tp: loading out-of-tree module taints kernel.\n";
+	auto p = vm::kernel_problems(con);
+	ASSERT_EQ(p.size(), 3u);
+	EXPECT_EQ(p[0], "WARNING: CPU: 1 PID: 99 at kernel/kprobes.c:123 foo+0x1/0x2");
+	EXPECT_EQ(p[1], "BUG: sleeping function called from invalid context at mm/slab.h:1");
+	EXPECT_EQ(p[2], "watchdog: BUG: soft lockup - CPU#0 stuck for 22s!");
+	EXPECT_TRUE(vm::kernel_problems("[ 1.0] all fine\nhard to say\n").empty());
+	EXPECT_EQ(vm::kernel_problems("NMI watchdog: Watchdog detected hard LOCKUP on cpu 1\n").size(), 1u);
+	EXPECT_EQ(vm::kernel_problems("Oops: 0002 [#1] PREEMPT SMP\n").size(), 1u);
+}
+
+TEST(VmRun, MissingInputsAreOneLineErrors)
+{
+	auto o = sample_options();
+	o.module_path = "/nonexistent/m.ko";
+	int p[2];
+	ASSERT_EQ(pipe(p), 0);
+	o.error_fd = p[1];
+	EXPECT_EQ(vm::run_in_vm(o), 1);
+	close(p[1]);
+	char buf[512] = {0};
+	ssize_t n = read(p[0], buf, sizeof buf - 1);
+	close(p[0]);
+	ASSERT_GT(n, 0);
+	EXPECT_STREQ(buf, "stap-pmu: error: module /nonexistent/m.ko: No such file or directory\n");
+}

@@ -1,0 +1,28 @@
+// kbuild.h - builds a generated module with the kernel's own build system.
+#pragma once
+
+#include <string>
+
+namespace stap_pmu {
+
+struct KbuildRequest {
+	std::string module_name;  // NAME.ko
+	std::string c_source;     // generated C
+	std::string build_tree;   // kernel build dir (make -C)
+	std::string runtime_dir;  // -I for stp_runtime.h
+	std::string work_dir;     // where NAME.c, Makefile and NAME.ko go
+	std::string arch;         // "" = native; "arm64" with cross_compile
+	std::string cross_compile;
+	bool verbose = false;
+};
+
+struct KbuildResult {
+	bool ok = false;
+	std::string ko_path;
+	std::string log;   // make's output
+	std::string error; // one-line summary when !ok
+};
+
+KbuildResult kbuild(const KbuildRequest &req);
+
+} // namespace stap_pmu

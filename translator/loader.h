@@ -1,0 +1,71 @@
+// loader.h - loads a stap-pmu module, runs it, and stops it (docs/runtime.md,
+// "Load sequence"). Plain C++ on libc/libstdc++ only: this file is also linked
+// statically into the guest's stap-pmu-loader.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace stap_pmu::loader {
+
+struct LoadOptions {
+	std::string module_path;      // the .ko to load
+	std::string module_name;      // empty: read "name=" from the .ko's .modinfo (else the file name)
+	int target_pid = 0;           // -x PID: value of _stp_target (0: none)
+	std::string command;          // -c CMD: plain words are exec'd directly, else /bin/sh -c;
+	                              // target() is its pid
+	int output_fd = 1;            // where script output goes (ignored when output_file is set)
+	std::string output_file;      // -o FILE: created/truncated, mode 0644
+	bool verbose = false;         // progress messages on stderr
+	int poll_ms = 20;             // poll period of output/status
+	int stop_timeout_ms = 10000;  // bound for "stop" -> state "stopped"
+	int unload_timeout_ms = 5000; // bound for delete_module retries while the module is busy
+};
+
+// One parsed /proc/<module>/status file.
+struct Status {
+	std::string state;            // starting, running, exit-requested, stopping, stopped
+	int exit_code = 0;
+	uint64_t skipped = 0, dropped = 0, errors = 0;
+};
+
+// Words of a command that needs no shell (only [A-Za-z0-9_-./,:+@%^] and blanks);
+// empty when it has to run through /bin/sh -c (quotes, $, *, ;, |, >, =, ...).
+std::vector<std::string> simple_command_words(std::string_view cmd);
+
+// "_stp_target=<pid>".
+std::string module_params(int target_pid);
+
+// Parses a status file; nullopt when the first line is not "<state> <exit_code>".
+std::optional<Status> parse_status(std::string_view text);
+
+// Module name from a .ko's .modinfo ("name=..."), nullopt when unreadable.
+std::optional<std::string> modinfo_name(const std::string &ko_path);
+
+// Fallback: file name without directories and ".ko", '-' -> '_' (what kbuild does).
+std::string module_name_from_path(std::string_view ko_path);
+
+// What the errno of a failed finit_module is interpreted against.
+struct LoadEnv {
+	bool is_root = true;          // geteuid() == 0
+	bool sig_enforce = false;     // /sys/module/module/parameters/sig_enforce == Y
+	std::string lockdown;         // active mode from /sys/kernel/security/lockdown ("" unknown)
+	bool modules_disabled = false;// /proc/sys/kernel/modules_disabled == 1
+	std::string kernel_release;   // uname -r
+};
+LoadEnv probe_load_env();
+
+// One-line message (without the "stap-pmu: error: " prefix) for a failed finit_module.
+std::string load_error_message(int err, std::string_view module, const LoadEnv &env);
+
+// Extracts the message text from one /dev/kmsg record ("pri,seq,ts,flags;text\n...").
+std::string kmsg_text(std::string_view record);
+
+// Runs the whole load sequence. Returns the script's exit code (from the status
+// line), or 1 after an error (a one-line message on stderr).
+int run_module(const LoadOptions &opts);
+
+} // namespace stap_pmu::loader

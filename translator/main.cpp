@@ -1,0 +1,331 @@
+// main.cpp - the stap-pmu command line.
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "pmu/pmu.h"
+#include "translator/kbuild.h"
+#include "translator/kernel.h"
+#include "translator/loader.h"
+#include "translator/paths.h"
+#include "translator/pipeline.h"
+#include "translator/printer.h"
+#include "translator/vm.h"
+
+namespace fs = std::filesystem;
+using namespace stap_pmu;
+
+namespace {
+
+struct Cli {
+	std::string script_file;
+	std::string expr;
+	int pass = 5;
+	std::string command;
+	int target_pid = 0;
+	std::string output;
+	int verbose = 0;
+	std::string release;
+	std::string module_name;
+	std::vector<std::string> defines;
+	std::string pmu_targets = "host,perf";
+	std::string pmu_encode;
+	bool keep = false;
+	bool vm = false;
+	std::string vm_cpu = "qemu64";
+	int vm_smp = 2;
+	int vm_timeout = 300;
+	std::string vm_append;
+	bool version = false;
+};
+
+[[noreturn]] void die(const std::string &msg)
+{
+	std::cerr << "stap-pmu: error: " << msg << "\n";
+	std::exit(1);
+}
+
+std::vector<std::string> split_list(const std::string &s)
+{
+	std::vector<std::string> out;
+	size_t start = 0;
+	while (start <= s.size()) {
+		size_t end = s.find(',', start);
+		if (end == std::string::npos)
+			end = s.size();
+		std::string item = s.substr(start, end - start);
+		if (!item.empty())
+			out.push_back(item);
+		start = end + 1;
+	}
+	return out;
+}
+
+bool valid_define_name(const std::string &n)
+{
+	if (n.empty() || std::isdigit(static_cast<unsigned char>(n[0])))
+		return false;
+	for (char c : n)
+		if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
+			return false;
+	return true;
+}
+
+class Timer {
+public:
+	explicit Timer(int verbose) : verbose_(verbose) {}
+	void pass(const std::string &what)
+	{
+		auto now = std::chrono::steady_clock::now();
+		if (verbose_)
+			std::cerr << what << " in "
+				  << std::chrono::duration_cast<std::chrono::milliseconds>(now - last_)
+					     .count()
+				  << "ms\n";
+		last_ = now;
+	}
+
+private:
+	int verbose_;
+	std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
+int pmu_encode(const Cli &cli)
+{
+	if (auto err = pmu::Resolver::init())
+		die("cannot initialize libpfm4: " + *err);
+	std::string err;
+	auto targets = pmu::Resolver::expand_targets(split_list(cli.pmu_targets), &err);
+	if (!err.empty())
+		die(err);
+	bool any = false;
+	for (const std::string &t : targets) {
+		pmu::TargetEncoding te = pmu::Resolver::encode(cli.pmu_encode, t);
+		any |= te.enc.has_value();
+		std::cout << pmu::format_encoding(te) << "\n";
+	}
+	return any ? 0 : 1;
+}
+
+std::unique_ptr<SourceFile> load_script(const Cli &cli)
+{
+	if (!cli.expr.empty())
+		return std::make_unique<SourceFile>("<input>", cli.expr);
+	if (cli.script_file.empty())
+		die("no script given: name a script file or use -e 'SCRIPT'");
+	std::string err;
+	auto src = read_source_file(cli.script_file, &err);
+	if (!src)
+		die(err);
+	return src;
+}
+
+std::string make_work_dir()
+{
+	std::string tmpl = (fs::temp_directory_path() / "stap-pmuXXXXXX").string();
+	if (!mkdtemp(tmpl.data()))
+		die("cannot create a temporary directory: " + std::string(std::strerror(errno)));
+	return tmpl;
+}
+
+// The running host cannot load modules when it has no module support at all.
+void check_host_can_load()
+{
+	if (!fs::exists("/proc/modules"))
+		die("this kernel cannot load modules (no /proc/modules); run the script in a "
+		    "guest with --vm");
+	if (geteuid() != 0)
+		die("loading a kernel module needs root; run stap-pmu as root (or use --vm)");
+}
+
+int run(const Cli &cli)
+{
+	Timer timer(cli.verbose);
+	Diagnostics diags;
+	TranslateOptions topts;
+	topts.pmu_targets = split_list(cli.pmu_targets);
+	topts.module_name = cli.module_name;
+	topts.version = STAP_PMU_VERSION;
+	for (const std::string &d : cli.defines) {
+		size_t eq = d.find('=');
+		std::string name = d.substr(0, eq);
+		if (!valid_define_name(name) || d.find('\n') != std::string::npos)
+			die("bad -D option '" + d + "': expected NAME or NAME=VALUE");
+		topts.defines.emplace_back(name, eq == std::string::npos ? "1" : d.substr(eq + 1));
+	}
+	if (!cli.module_name.empty() && !valid_define_name(cli.module_name))
+		die("module name '" + cli.module_name +
+		    "' must be letters, digits and '_' (not starting with a digit)");
+
+	Parsed parsed = parse_pass(load_script(cli), diags);
+	timer.pass("Pass 1: parsed user script");
+	if (diags.has_errors()) {
+		diags.render(std::cerr);
+		return 1;
+	}
+	if (cli.pass == 1) {
+		diags.render(std::cerr);
+		print_script(parsed.script, std::cout);
+		return 0;
+	}
+	Elaborated elab = elaborate_pass(parsed, topts, diags);
+	diags.render(std::cerr);
+	timer.pass("Pass 2: analyzed script");
+	if (diags.has_errors())
+		return 1;
+	if (cli.pass == 2) {
+		print_elaborated(parsed, elab, std::cout);
+		return 0;
+	}
+	Translated tr = translate_pass(parsed, elab, topts);
+	timer.pass("Pass 3: translated to C");
+	if (cli.pass == 3) {
+		std::cout << tr.c_source;
+		return 0;
+	}
+
+	// Pass 4: the kernel we build for is the guest's with --vm.
+	kernel::BuildTree tree;
+	kernel::GuestKernel guest;
+	try {
+		if (cli.vm) {
+			guest = kernel::find_guest_kernel(cli.release, cli.pass >= 5, cli.verbose > 0);
+			tree = {guest.build_dir, guest.release, guest.arch};
+		} else {
+			tree = kernel::find_build_tree(cli.release);
+		}
+	} catch (const kernel::Error &e) {
+		die(e.what());
+	}
+	std::string work = make_work_dir();
+	KbuildRequest kr;
+	kr.module_name = tr.module_name;
+	kr.c_source = tr.c_source;
+	kr.build_tree = tree.dir;
+	kr.runtime_dir = fs::absolute(runtime_dir()).string();
+	kr.work_dir = work;
+	KbuildResult kres = kbuild(kr);
+	timer.pass("Pass 4: compiled C into \"" + tr.module_name + ".ko\" for " + tree.release);
+	if (!kres.ok) {
+		std::cerr << kres.log;
+		std::cerr << "stap-pmu: error: " << kres.error << " (generated C kept in " << work
+			  << ")\n";
+		return 1;
+	}
+	if (cli.pass == 4 || !cli.module_name.empty()) {
+		fs::path dest = fs::current_path() / (tr.module_name + ".ko");
+		std::error_code ec;
+		fs::copy_file(kres.ko_path, dest, fs::copy_options::overwrite_existing, ec);
+		if (ec)
+			die("cannot write " + dest.string() + ": " + ec.message());
+		if (cli.pass == 4) {
+			std::cout << dest.string() << "\n";
+			if (!cli.keep)
+				fs::remove_all(work);
+			return 0;
+		}
+	}
+
+	int rc;
+	if (cli.vm) {
+		vm::VmOptions vo;
+		vo.module_path = kres.ko_path;
+		vo.module_name = tr.module_name;
+		vo.command = cli.command;
+		vo.kernel = guest;
+		vo.loader_path = guest_bin_dir() + "/stap-pmu-loader";
+		vo.workload_path = guest_bin_dir() + "/pmu-workload";
+		vo.cpu = cli.vm_cpu;
+		vo.smp = cli.vm_smp;
+		vo.extra_cmdline = cli.vm_append;
+		vo.timeout_s = cli.vm_timeout;
+		vo.verbose = cli.verbose > 0;
+		vo.keep_temp = cli.keep;
+		int out_fd = -1;
+		if (!cli.output.empty()) {
+			out_fd = open(cli.output.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+			if (out_fd < 0)
+				die("cannot write " + cli.output + ": " + std::strerror(errno));
+			vo.output_fd = out_fd;
+		}
+		rc = vm::run_in_vm(vo);
+		if (out_fd >= 0)
+			close(out_fd);
+	} else {
+		check_host_can_load();
+		loader::LoadOptions lo;
+		lo.module_path = kres.ko_path;
+		lo.module_name = tr.module_name;
+		lo.target_pid = cli.target_pid;
+		lo.command = cli.command;
+		lo.output_file = cli.output;
+		lo.verbose = cli.verbose > 0;
+		rc = loader::run_module(lo);
+	}
+	timer.pass("Pass 5: run completed");
+	if (!cli.keep)
+		fs::remove_all(work);
+	return rc;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+	Cli cli;
+	CLI::App app{"stap-pmu: SystemTap-style probes that read named PMU counters in the kernel"};
+	app.set_help_flag("-h,--help", "Print this help and exit");
+	app.add_option("script", cli.script_file, "Script file (.stp)");
+	app.add_option("-e", cli.expr, "Run SCRIPT given on the command line")->option_text("SCRIPT");
+	app.add_option("-p", cli.pass, "Stop after pass N: 1 parse, 2 elaborate, 3 C, 4 build, 5 run")
+		->check(CLI::Range(1, 5));
+	app.add_option("-c", cli.command, "Run CMD; target() is its pid; stop when it exits")
+		->option_text("CMD");
+	app.add_option("-x", cli.target_pid, "Set target() to PID")->option_text("PID");
+	app.add_option("-o", cli.output, "Write script output to FILE")->option_text("FILE");
+	app.add_flag("-v", cli.verbose, "Verbose: print each pass and its time");
+	app.add_option("-r", cli.release, "Build for kernel RELEASE or build tree DIR")
+		->option_text("RELEASE|DIR");
+	app.add_option("-m", cli.module_name, "Name the module NAME (keeps NAME.ko)")
+		->option_text("NAME");
+	app.add_option("-D", cli.defines, "Define NAME[=VALUE] for the module (limits)")
+		->option_text("NAME=VALUE");
+	app.add_flag("-k", cli.keep, "Keep the temporary directory");
+	app.add_option("--pmu-targets", cli.pmu_targets,
+		       "Comma-separated libpfm4 PMUs the module carries rows for (host = this CPU)")
+		->option_text("LIST");
+	app.add_option("--pmu-encode", cli.pmu_encode, "Print EVENT's encoding for each target")
+		->option_text("EVENT");
+	app.add_flag("--vm", cli.vm, "Run in a throwaway QEMU guest booting the installed kernel");
+	app.add_option("--vm-cpu", cli.vm_cpu, "QEMU CPU model of the guest")->option_text("MODEL");
+	app.add_option("--vm-smp", cli.vm_smp, "Guest CPUs")->check(CLI::Range(1, 64));
+	app.add_option("--vm-timeout", cli.vm_timeout, "Seconds before the guest is stopped");
+	app.add_option("--vm-append", cli.vm_append, "Extra guest kernel command line");
+	app.add_flag("-V,--version", cli.version, "Print version information");
+	try {
+		app.parse(argc, argv);
+	} catch (const CLI::ParseError &e) {
+		if (e.get_exit_code() == 0)
+			return app.exit(e);
+		std::cerr << "stap-pmu: error: " << e.what() << "\n";
+		return 1;
+	}
+	if (cli.version) {
+		std::cout << "stap-pmu " << STAP_PMU_VERSION << " (libpfm4 "
+			  << pmu::Resolver::pfm_version() << ")\n";
+		return 0;
+	}
+	if (!cli.pmu_encode.empty())
+		return pmu_encode(cli);
+	if (!cli.command.empty() && cli.target_pid)
+		die("-c and -x cannot be used together");
+	return run(cli);
+}

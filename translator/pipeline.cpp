@@ -1,0 +1,141 @@
+// pipeline.cpp - running the passes.
+#include "translator/pipeline.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <ostream>
+
+#include "pmu/fat_table.h"
+#include "pmu/pmu.h"
+#include "translator/codegen.h"
+#include "translator/parser.h"
+
+namespace stap_pmu {
+
+Parsed parse_pass(std::unique_ptr<SourceFile> source, Diagnostics &diags)
+{
+	Parsed p;
+	p.script = parse(*source, diags);
+	p.source = std::move(source);
+	if (!diags.has_errors() && p.script.probes.empty())
+		diags.error({p.source.get(), 1, 1}, "script has no probes",
+			    "add one, e.g. probe begin { printf(\"hello\\n\"); exit() }");
+	return p;
+}
+
+Elaborated elaborate_pass(const Parsed &p, const TranslateOptions &opts, Diagnostics &diags)
+{
+	Elaborated e;
+	e.sema = analyze(p.script, diags);
+	if (diags.has_errors())
+		return e;
+	e.pmu = resolve_pmu_events(e.sema.events, opts.pmu_targets, diags);
+	return e;
+}
+
+std::string script_hash(const std::string &text, const TranslateOptions &opts)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	auto mix = [&h](const std::string &s) {
+		for (unsigned char c : s) {
+			h ^= c;
+			h *= 0x100000001b3ull;
+		}
+		h ^= 0xff;
+		h *= 0x100000001b3ull;
+	};
+	mix(text);
+	for (const std::string &t : opts.pmu_targets)
+		mix(t);
+	for (auto &[n, v] : opts.defines)
+		mix(n + "=" + v);
+	mix(opts.version);
+	char buf[17];
+	std::snprintf(buf, sizeof(buf), "%016" PRIx64, h);
+	return buf;
+}
+
+Translated translate_pass(const Parsed &p, const Elaborated &e, const TranslateOptions &opts)
+{
+	Translated t;
+	t.script_hash = script_hash(p.source->text(), opts);
+	t.module_name = opts.module_name.empty() ? "stap_pmu_" + t.script_hash.substr(0, 10)
+						 : opts.module_name;
+	CodegenInput in;
+	in.script = &p.script;
+	in.sema = &e.sema;
+	in.module_name = t.module_name;
+	in.script_hash = t.script_hash;
+	in.version = opts.version;
+	in.defines = opts.defines;
+	if (!e.sema.events.empty()) {
+		in.pmu_targets = pmu::pmu_targets_string(e.pmu.table);
+		in.pmu_tables_c = pmu::emit_pmu_tables(e.pmu.table);
+	}
+	t.c_source = generate_c(in);
+	return t;
+}
+
+static std::string match_str(const pmu::CpuMatch &m)
+{
+	std::string s = m.vendor + " " + std::to_string(m.family) + "/" + std::to_string(m.model_min);
+	if (m.model_max != m.model_min)
+		s += "-" + std::to_string(m.model_max);
+	if (m.stepping_min != 0 || m.stepping_max != 15)
+		s += " stepping " + std::to_string(m.stepping_min) + "-" +
+		     std::to_string(m.stepping_max);
+	return s;
+}
+
+void print_elaborated(const Parsed &p, const Elaborated &e, std::ostream &os)
+{
+	(void)p;
+	os << "# probes\n";
+	for (const ProbeInstance &pi : e.sema.instances)
+		os << pi.point.name << " /* " << probe_kind_name(pi.point.kind) << ", "
+		   << pi.point.loc.str() << " */\n";
+	if (!e.sema.globals.empty()) {
+		os << "# globals\n";
+		for (auto &g : e.sema.globals)
+			os << g->name << ":" << type_name(g->type) << "\n";
+	}
+	for (size_t i = 0; i < e.sema.bodies.size(); i++) {
+		const ProbeBody &b = e.sema.bodies[i];
+		if (b.locals.empty())
+			continue;
+		os << "# locals of probe at " << b.probe->loc.str() << "\n";
+		for (auto &l : b.locals)
+			os << l->name << ":" << type_name(l->type) << "\n";
+	}
+	if (e.sema.events.empty())
+		return;
+	os << "# events\n";
+	for (size_t i = 0; i < e.sema.events.size(); i++) {
+		os << i << " " << e.sema.events[i].name;
+		if (i < e.pmu.table.missing.size() && !e.pmu.table.missing[i].empty()) {
+			os << " /* missing on:";
+			for (const auto &m : e.pmu.table.missing[i])
+				os << " " << m.pmu;
+			os << " */";
+		}
+		os << "\n";
+	}
+	os << "# pmu rows (" << pmu::pmu_tables_size(e.pmu.table) << " bytes)\n";
+	for (const pmu::Row &r : e.pmu.table.rows) {
+		os << r.pmu << ":";
+		if (r.match.empty())
+			os << " any CPU";
+		for (size_t i = 0; i < r.match.size(); i++)
+			os << (i ? ", " : " ") << match_str(r.match[i]);
+		os << "\n";
+		for (size_t i = 0; i < r.events.size(); i++) {
+			pmu::TargetEncoding te{r.pmu, r.events[i], "", ""};
+			std::string line = pmu::format_encoding(te);
+			os << "  " << e.sema.events[i].name << ": " << line.substr(r.pmu.size() + 1) << "\n";
+		}
+	}
+	for (const auto &d : e.pmu.table.dropped)
+		os << "# no row for " << d.pmu << ": " << d.reason << "\n";
+}
+
+} // namespace stap_pmu

@@ -1,0 +1,57 @@
+// kprobe.cpp - kprobe.function("sym") and kprobe.function("sym").return:
+// probes on a kernel symbol by name, no DWARF needed.
+#include <cctype>
+
+#include "translator/probes/probe_kind.h"
+
+namespace stap_pmu {
+
+static bool valid_symbol(const std::string &s)
+{
+	if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])))
+		return false;
+	for (char c : s)
+		if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.')
+			return false;
+	return true;
+}
+
+static std::optional<ResolvedPoint> resolve(const ProbePoint &pp, Diagnostics &diags)
+{
+	const auto &cs = pp.components;
+	if (cs.size() < 2 || cs[1].name != "function") {
+		diags.error(cs.size() < 2 ? cs[0].loc : cs[1].loc,
+			    "expected kprobe.function(\"name\") in '" + probe_point_str(pp) + "'");
+		return std::nullopt;
+	}
+	const ProbeComponent &f = cs[1];
+	if (!f.has_arg || !f.arg_is_string) {
+		diags.error(f.loc, "kprobe.function needs a symbol name in quotes");
+		return std::nullopt;
+	}
+	if (!valid_symbol(f.str_arg)) {
+		diags.error(f.arg_loc, "'" + f.str_arg + "' is not a kernel symbol name",
+			    "kprobe.function takes an exact symbol; wildcards need kernel.function");
+		return std::nullopt;
+	}
+	ResolvedPoint r;
+	r.kind = ProbeKind::Kprobe;
+	r.symbol = f.str_arg;
+	r.loc = pp.loc;
+	if (cs.size() > 2) {
+		if (cs[2].name != "return" || cs[2].has_arg || cs.size() > 3) {
+			const ProbeComponent &bad = cs[2].name != "return" ? cs[2] : cs.back();
+			diags.error(bad.loc, "unexpected '." + bad.name + "' in '" +
+						     probe_point_str(pp) + "'",
+				    "kprobe.function(\"f\") may only be followed by .return");
+			return std::nullopt;
+		}
+		r.kind = ProbeKind::Kretprobe;
+	}
+	r.name = probe_point_str(pp);
+	return r;
+}
+
+const ProbeProvider kprobe_provider = {"kprobe", "kprobe.function(\"f\")[.return]", resolve};
+
+} // namespace stap_pmu

@@ -1,0 +1,39 @@
+// probe_kind.cpp - dispatch of probe points to their providers.
+#include "translator/probes/probe_kind.h"
+
+namespace stap_pmu {
+
+static const ProbeProvider *const providers[] = {
+	&begin_end_provider_begin,
+	&begin_end_provider_end,
+	&kprobe_provider,
+	&timer_provider,
+};
+
+std::optional<ResolvedPoint> resolve_probe_point(const ProbePoint &pp, Diagnostics &diags)
+{
+	const ProbeComponent &first = pp.components.front();
+	for (const ProbeProvider *p : providers)
+		if (first.name == p->first)
+			return p->resolve(pp, diags);
+	std::string known;
+	for (const ProbeProvider *p : providers)
+		known += std::string(known.empty() ? "" : ", ") + p->summary;
+	diags.error(first.loc, "unknown probe point '" + probe_point_str(pp) + "'",
+		    "probe points known: " + known);
+	return std::nullopt;
+}
+
+const char *probe_kind_name(ProbeKind k)
+{
+	switch (k) {
+	case ProbeKind::Begin: return "begin";
+	case ProbeKind::End: return "end";
+	case ProbeKind::Kprobe: return "kprobe";
+	case ProbeKind::Kretprobe: return "kretprobe";
+	case ProbeKind::Timer: return "timer";
+	}
+	return "?";
+}
+
+} // namespace stap_pmu

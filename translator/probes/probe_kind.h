@@ -1,0 +1,45 @@
+// probe_kind.h - the probe point providers. Each kind lives in its own file
+// and is found through the table in probe_kind.cpp.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "translator/ast.h"
+#include "translator/diagnostics.h"
+
+namespace stap_pmu {
+
+enum class ProbeKind { Begin, End, Kprobe, Kretprobe, Timer };
+
+// One probe point after resolution: what the runtime must register.
+struct ResolvedPoint {
+	ProbeKind kind = ProbeKind::Begin;
+	std::string name;      // canonical spelling, e.g. kprobe.function("f").return
+	std::string symbol;    // kprobes: kernel symbol
+	uint64_t period_ns = 0; // timers
+	SourceLoc loc;
+};
+
+struct ProbeProvider {
+	const char *first;   // first component this provider owns: "kprobe", "timer"
+	const char *summary; // for the "unknown probe point" hint
+	// Resolves pp (whose first component is `first`); reports errors itself
+	// and returns nothing on failure.
+	std::optional<ResolvedPoint> (*resolve)(const ProbePoint &pp, Diagnostics &diags);
+};
+
+// Providers, defined one per file in probes/.
+extern const ProbeProvider begin_end_provider_begin;
+extern const ProbeProvider begin_end_provider_end;
+extern const ProbeProvider kprobe_provider;
+extern const ProbeProvider timer_provider;
+
+// Resolves any probe point, reporting unknown ones with the list of kinds.
+std::optional<ResolvedPoint> resolve_probe_point(const ProbePoint &pp, Diagnostics &diags);
+
+const char *probe_kind_name(ProbeKind k);
+
+} // namespace stap_pmu

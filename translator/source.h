@@ -1,0 +1,40 @@
+// source.h - script text and positions inside it.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace stap_pmu {
+
+// One script file (or "<input>" for -e) held in memory.
+class SourceFile {
+public:
+	SourceFile(std::string name, std::string text);
+
+	const std::string &name() const { return name_; }
+	const std::string &text() const { return text_; }
+	// Text of 1-based line n without its newline ("" when out of range).
+	std::string_view line(unsigned n) const;
+
+private:
+	std::string name_;
+	std::string text_;
+	std::vector<size_t> line_starts_;
+};
+
+// A position in a source file. line and col are 1-based; col counts bytes.
+struct SourceLoc {
+	const SourceFile *file = nullptr;
+	unsigned line = 0;
+	unsigned col = 0;
+
+	bool valid() const { return file != nullptr && line != 0; }
+	std::string str() const; // "file:line:col"
+};
+
+// Reads a script from disk; returns nullptr and sets *err on failure.
+std::unique_ptr<SourceFile> read_source_file(const std::string &path, std::string *err);
+
+} // namespace stap_pmu

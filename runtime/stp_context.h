@@ -10,6 +10,7 @@
 
 /* kernel log lines always name the module: "<module>: ..." */
 #define stp_err(fmt, ...) pr_err(STP_MODULE_NAME ": " fmt, ##__VA_ARGS__)
+#define stp_info(fmt, ...) pr_info(STP_MODULE_NAME ": " fmt, ##__VA_ARGS__)
 #define stp_dbg(fmt, ...) pr_debug(STP_MODULE_NAME ": " fmt, ##__VA_ARGS__)
 
 /* session states, in the order they are entered */

@@ -321,15 +321,30 @@ static int stp_pmu_init(const struct stp_pmu_row *rows, unsigned int nrows,
 
 	on_each_cpu(stp_cpu_ident_ipi, ids, 1);
 
+	/* every CPU picks its own row first (hybrid parts differ per CPU) */
+	rc = 0;
 	for_each_online_cpu(cpu) {
+		char cpudesc[96];
+
 		if (!ids[cpu].valid)
 			continue;	/* came online after the IPI: hotplug issue */
 		row = stp_pmu_pick_row(rows, nrows, &ids[cpu]);
 		if (!row) {
 			stp_pmu_no_row(cpu, &ids[cpu], rows, nrows);
 			rc = -ENODEV;
-			goto err_release;
+			continue;
 		}
+		per_cpu_ptr(stp_pmu_cpus, cpu)->row = row;
+		stp_cpu_ident_describe(&ids[cpu], cpudesc, sizeof(cpudesc));
+		stp_info("cpu%d: %s selects PMU row %s\n", cpu, cpudesc, row->pmu);
+	}
+	if (rc)
+		goto err_release;
+
+	for_each_online_cpu(cpu) {
+		row = per_cpu_ptr(stp_pmu_cpus, cpu)->row;
+		if (!row)
+			continue;
 		rc = stp_pmu_create_cpu(cpu, row);
 		if (rc)
 			goto err_release;

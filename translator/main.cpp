@@ -192,6 +192,8 @@ int run(const Cli &cli)
 		return 0;
 	}
 
+	if (cli.pass >= 5 && !cli.vm)
+		check_host_can_load(); // before spending seconds in kbuild
 	// Pass 4: the kernel we build for is the guest's with --vm.
 	kernel::BuildTree tree;
 	kernel::GuestKernel guest;
@@ -260,7 +262,6 @@ int run(const Cli &cli)
 		if (out_fd >= 0)
 			close(out_fd);
 	} else {
-		check_host_can_load();
 		loader::LoadOptions lo;
 		lo.module_path = kres.ko_path;
 		lo.module_name = tr.module_name;

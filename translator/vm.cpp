@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
 #include <set>
 
 namespace fs = std::filesystem;
@@ -294,7 +295,9 @@ std::vector<InitramfsEntry> initramfs_entries(const VmOptions &o)
 
 std::string kernel_cmdline(const VmOptions &o)
 {
-	std::string c = "console=ttyS0 panic=-1 loglevel=4";
+	// oops=panic + panic=-1 + -no-reboot: an oops ends the VM at once (it is
+	// reported from the console log) instead of leaving a broken guest to time out.
+	std::string c = "console=ttyS0 panic=-1 oops=panic loglevel=4";
 	if (!o.extra_cmdline.empty())
 		c += " " + o.extra_cmdline;
 	return c;
@@ -304,7 +307,7 @@ std::vector<std::string> qemu_argv(const VmOptions &o, const std::string &initrd
 				   const std::string &dir)
 {
 	std::vector<std::string> a = {o.qemu,
-				      "-accel", "tcg",
+				      "-accel", o.accel,
 				      "-cpu", o.cpu,
 				      "-smp", std::to_string(o.smp),
 				      "-m", o.memory,
@@ -346,11 +349,14 @@ std::optional<int> parse_exit_marker(std::string_view console)
 	return rc;
 }
 
-std::vector<std::string> kernel_problems(std::string_view console)
+std::vector<std::string> kernel_problems(std::string_view console, double since_s)
 {
-	static const char *const patterns[] = {"WARNING:", "BUG:", "Oops",
-					       "sleeping function called from invalid context",
-					       "soft lockup", "hard LOCKUP", "Kernel panic"};
+	// Splat headers start the message; mitigation notices such as
+	// "RETBleed: WARNING: ..." (named -cpu models) do not, and are not problems.
+	static const char *const at_start[] = {"WARNING:", "BUG:", "Oops"};
+	static const char *const anywhere[] = {"sleeping function called from invalid context",
+					       "soft lockup", "hard LOCKUP", "Kernel panic",
+					       "kernel BUG at"};
 	std::vector<std::string> out;
 	std::set<std::string> seen;
 	while (!console.empty()) {
@@ -361,19 +367,40 @@ std::vector<std::string> kernel_problems(std::string_view console)
 		for (char c : line)
 			if (c != '\r')
 				clean += c;
-		// "[   12.345678] text" -> "text"
+		// "[   12.345678] text" -> "text"; lines logged before since_s are skipped
 		if (!clean.empty() && clean[0] == '[') {
 			size_t close = clean.find("] ");
-			if (close != std::string::npos && close < 20)
+			if (close != std::string::npos && close < 20) {
+				char *end = nullptr;
+				double t = strtod(clean.c_str() + 1, &end);
+				if (end && end != clean.c_str() + 1 && t < since_s)
+					continue;
 				clean = clean.substr(close + 2);
+			}
 		}
 		bool hit = false;
-		for (const char *p : patterns)
+		for (const char *p : at_start)
+			hit |= clean.rfind(p, 0) == 0;
+		for (const char *p : anywhere)
 			hit |= clean.find(p) != std::string::npos;
 		if (hit && seen.insert(clean).second)
 			out.push_back(clean);
 	}
 	return out;
+}
+
+std::optional<double> guest_init_time(std::string_view console)
+{
+	const std::string_view key = "stap-pmu guest: init at ";
+	size_t p = console.find(key);
+	if (p == std::string_view::npos)
+		return std::nullopt;
+	std::string num(console.substr(p + key.size(), 16));
+	char *end = nullptr;
+	double t = strtod(num.c_str(), &end);
+	if (end == num.c_str())
+		return std::nullopt;
+	return t;
 }
 
 // ---- the runner ----------------------------------------------------------------------
@@ -524,7 +551,7 @@ int run_in_vm(const VmOptions &o)
 		return ctl >= 0 && write_all(ctl, "stop\n", 5);
 	};
 
-	long long deadline = t_boot + (long long)o.timeout_s * 1000, kill_at = 0;
+	long long deadline = t_boot + (long long)o.timeout_s * 1000, kill_at = 0, resend_at = 0;
 	bool timed_out = false, killed = false, stop_sent = false;
 	int handled_signals = 0, qstatus = 0;
 	for (;;) {
@@ -556,6 +583,12 @@ int run_in_vm(const VmOptions &o)
 			killed = true;
 			kill(qpid, SIGKILL);
 		}
+		// A "stop" sent before the guest listens on ttyS3 is lost: repeat it.
+		if (kill_at && !killed && now >= resend_at) {
+			if (resend_at)
+				stop_sent = send_stop();
+			resend_at = now + 1000;
+		}
 		(void)stop_sent;
 		sleep_ms(30);
 	}
@@ -564,18 +597,21 @@ int run_in_vm(const VmOptions &o)
 	err.pump();
 	if (ctl >= 0)
 		close(ctl);
-	restore();
 
 	std::string con = read_file(console);
 	auto marker = parse_exit_marker(con);
-	auto problems = kernel_problems(con);
+	// Problems while booting are the kernel's (or the -cpu model's), not the
+	// script's: they are shown with -v; from /init on they fail the run.
+	auto init_at = guest_init_time(con);
+	auto problems = kernel_problems(con, init_at.value_or(0));
 	if (o.verbose) {
-		std::string init_at;
-		size_t p = con.find("stap-pmu guest: init at ");
-		if (p != std::string::npos)
-			init_at = ", guest /init at " + con.substr(p + 24, con.find(' ', p + 24) - p - 24) + " s";
-		rep.info("VM ran " + fmt_secs(t_end - t_boot) + " s" + init_at + " (total " +
-			 fmt_secs(t_end - t_start) + " s); console log: " + console);
+		if (init_at)
+			for (const auto &l : kernel_problems(con))
+				if (std::find(problems.begin(), problems.end(), l) == problems.end())
+					rep.info("guest kernel (boot): " + l);
+		rep.info("VM ran " + fmt_secs(t_end - t_boot) + " s" +
+			 (init_at ? ", guest /init at " + fmt_secs((long long)(*init_at * 1000)) + " s" : "") +
+			 " (total " + fmt_secs(t_end - t_start) + " s); console log: " + console);
 	}
 	for (size_t i = 0; i < problems.size() && i < 20; i++)
 		rep.line("stap-pmu: guest kernel: " + problems[i]);
@@ -622,6 +658,7 @@ int run_in_vm(const VmOptions &o)
 	cleanup(dir, o.keep_temp, keep_logs);
 	if (o.keep_temp)
 		rep.info("kept " + dir);
+	restore(); // only now: an interrupt after the VM ended must not skip the cleanup
 	return rc;
 }
 

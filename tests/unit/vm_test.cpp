@@ -240,13 +240,13 @@ TEST(VmQemu, Argv)
 		return it == a.end() || it + 1 == a.end() ? std::string() : *(it + 1);
 	};
 	EXPECT_EQ(a[0], "qemu-system-x86_64");
-	EXPECT_EQ(after("-accel"), "tcg");
+	EXPECT_EQ(after("-accel"), "tcg,thread=single");
 	EXPECT_EQ(after("-cpu"), "Skylake-Client");
 	EXPECT_EQ(after("-smp"), "2");
 	EXPECT_EQ(after("-m"), "1G");
 	EXPECT_EQ(after("-kernel"), "/cache/vmlinux-6.1.0-57-amd64"); // the PVH vmlinux is preferred
 	EXPECT_EQ(after("-initrd"), "/t/initrd.img");
-	EXPECT_EQ(after("-append"), "console=ttyS0 panic=-1 loglevel=4 module.sig_enforce=1");
+	EXPECT_EQ(after("-append"), "console=ttyS0 panic=-1 oops=panic loglevel=4 module.sig_enforce=1");
 	EXPECT_NE(std::find(a.begin(), a.end(), "-no-reboot"), a.end());
 	std::vector<std::string> serial;
 	for (size_t i = 0; i + 1 < a.size(); i++)
@@ -289,6 +289,32 @@ TEST(VmConsole, KernelProblems)
 	EXPECT_TRUE(vm::kernel_problems("[ 1.0] all fine\nhard to say\n").empty());
 	EXPECT_EQ(vm::kernel_problems("NMI watchdog: Watchdog detected hard LOCKUP on cpu 1\n").size(), 1u);
 	EXPECT_EQ(vm::kernel_problems("Oops: 0002 [#1] PREEMPT SMP\n").size(), 1u);
+	EXPECT_EQ(vm::kernel_problems("[ 9.0] kernel BUG at mm/slub.c:12!\n").size(), 1u);
+}
+
+TEST(VmConsole, MitigationNoticesAreNotProblems)
+{
+	// Printed at boot with -cpu Skylake-Client / EPYC.
+	std::string con =
+		"[    0.272306] RETBleed: WARNING: Spectre v2 mitigation leaves CPU vulnerable to RETBleed attacks, data leaks possible!\r\n"
+		"[    0.232122] Speculative Return Stack Overflow: WARNING: See https://kernel.org/doc/html/latest/admin-guide/hw-vuln/srso.html for mitigation options.\n";
+	EXPECT_TRUE(vm::kernel_problems(con).empty());
+}
+
+TEST(VmConsole, SinceInit)
+{
+	std::string con =
+		"stap-pmu guest: init at 2.33 s\r\n"
+		"[    1.500000] WARNING: CPU: 0 PID: 1 at drivers/x.c:1 boot_thing+0x1/0x2\n"
+		"[    2.500000] WARNING: CPU: 1 PID: 98 at t.c:5 probe+0x6/0x10 [stap_pmu_x]\n";
+	auto init = vm::guest_init_time(con);
+	ASSERT_TRUE(init);
+	EXPECT_DOUBLE_EQ(*init, 2.33);
+	auto p = vm::kernel_problems(con, *init);
+	ASSERT_EQ(p.size(), 1u);
+	EXPECT_EQ(p[0], "WARNING: CPU: 1 PID: 98 at t.c:5 probe+0x6/0x10 [stap_pmu_x]");
+	EXPECT_EQ(vm::kernel_problems(con).size(), 2u);
+	EXPECT_FALSE(vm::guest_init_time("no init line"));
 }
 
 TEST(VmRun, MissingInputsAreOneLineErrors)

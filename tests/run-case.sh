@@ -1,0 +1,51 @@
+#!/bin/bash
+# run-case.sh CASE STAP_PMU SOURCE_DIR [--vm] - runs one test case: stap-pmu
+# with the case's arguments (and --vm for guest cases), output compared.
+#
+# A case file is bash that sets:
+#   args=(...)            stap-pmu arguments (paths relative to SOURCE_DIR)
+#   expect_rc=N|nonzero   exit status
+#   expect_stdout='...'   exact standard output (optional)
+#   expect_stdout_re=()   extended regexps, each must match a whole stdout line
+#   expect_stderr_re=()   the same for standard error
+#   reject_stderr_re=()   regexps no stderr line may match
+# Guest tests never skip: a missing QEMU or kernel is a failure.
+set -u
+case_file=$1 stap_pmu=$2 src=$3 vm=${4:-}
+args=() expect_rc=0 expect_stdout= expect_stdout_re=() expect_stderr_re=() reject_stderr_re=()
+unset expect_stdout
+# shellcheck disable=SC1090
+source "$case_file"
+
+out=$(mktemp) err=$(mktemp)
+trap 'rm -f "$out" "$err"' EXIT
+cd "$src" || exit 1
+"$stap_pmu" $vm "${args[@]}" >"$out" 2>"$err"
+rc=$?
+fail=0
+say() { echo "FAIL: $*"; fail=1; }
+
+if [[ $expect_rc == nonzero ]]; then
+	((rc != 0)) || say "exit status 0, expected non-zero"
+elif ((rc != expect_rc)); then
+	say "exit status $rc, expected $expect_rc"
+fi
+if [[ -v expect_stdout ]] && [[ "$(cat "$out")" != "$expect_stdout" ]]; then
+	say "stdout differs; expected:"; printf '%s\n' "$expect_stdout" | sed 's/^/    /'
+fi
+for re in "${expect_stdout_re[@]}"; do
+	grep -Eqx -- "$re" "$out" || say "no stdout line matches: $re"
+done
+for re in "${expect_stderr_re[@]}"; do
+	grep -Eqx -- "$re" "$err" || say "no stderr line matches: $re"
+done
+for re in "${reject_stderr_re[@]}"; do
+	grep -Eq -- "$re" "$err" && say "stderr has a line matching: $re"
+done
+if ((fail)); then
+	echo "--- stap-pmu $vm ${args[*]} (exit $rc)"
+	echo "--- stdout"; cat "$out"
+	echo "--- stderr"; cat "$err"
+	exit 1
+fi
+echo "ok: $(basename "$case_file")"

@@ -1,6 +1,8 @@
 // loader.cpp - the load sequence of docs/runtime.md. libc + libstdc++ only.
 #include "translator/loader.h"
 
+#include "translator/sysutil.h"
+
 #include <elf.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -21,6 +23,10 @@
 namespace stap_pmu::loader {
 
 namespace {
+
+using sys::now_ms;
+using sys::sleep_ms;
+using sys::write_all;
 
 constexpr const char *kErr = "stap-pmu: error: ";
 
@@ -47,33 +53,6 @@ void say(const std::string &line)
 
 void error(const std::string &msg) { say(kErr + msg); }
 
-bool write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return false;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return true;
-}
-
-long long now_ms()
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
-void sleep_ms(int ms)
-{
-	struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
-	nanosleep(&t, nullptr); // EINTR (a signal) just ends the nap early
-}
 
 // Small whole-file read for procfs/sysfs files; nullopt when it cannot be opened.
 std::optional<std::string> read_small(const std::string &path, int *err = nullptr)

@@ -1,6 +1,8 @@
 // vm.cpp - QEMU TCG guest runner for stap-pmu --vm.
 #include "translator/vm.h"
 
+#include "translator/sysutil.h"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -23,36 +25,13 @@ namespace stap_pmu::vm {
 
 namespace {
 
+using sys::now_ms;
+using sys::sleep_ms;
+using sys::write_all;
+
 volatile sig_atomic_t g_vm_signal = 0;
 void on_vm_signal(int sig) { g_vm_signal = sig; }
 
-long long now_ms()
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
-void sleep_ms(int ms)
-{
-	struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
-	nanosleep(&t, nullptr);
-}
-
-bool write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return false;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return true;
-}
 
 struct Reporter {
 	int fd;

@@ -1,0 +1,16 @@
+// sysutil.h - small POSIX helpers shared by the loader and the VM runner.
+// libc only: the loader links statically into the guest.
+#pragma once
+
+#include <cstddef>
+
+namespace stap_pmu::sys {
+
+// Writes all n bytes, retrying on EINTR; false on any other error.
+bool write_all(int fd, const char *p, size_t n);
+// CLOCK_MONOTONIC in milliseconds.
+long long now_ms();
+// Sleeps ms milliseconds; a signal ends the nap early.
+void sleep_ms(int ms);
+
+} // namespace stap_pmu::sys

@@ -9,6 +9,7 @@
 // Families and models are the kernel's (x86_family()/x86_model()): display
 // family, and model including the extended model bits.
 // Entries never overlap, so the order of rows in a fat module does not matter.
+#include "pmu/arm64.h"
 #include "pmu/pmu.h"
 
 #include <algorithm>
@@ -125,6 +126,11 @@ bool contains(const MatchEntry &e, const CpuId &cpu)
 std::vector<CpuMatch> Resolver::cpu_matches(const std::string &pmu)
 {
 	std::vector<CpuMatch> out;
+	if (const detail::ArmPmu *arm = detail::find_arm_pmu(pmu)) {
+		// every variant and revision of the part
+		out.push_back({"ARM", arm->implementer, arm->part, arm->part, 0, 255});
+		return out;
+	}
 	for (const auto &e : cpu_table)
 		if (e.pmu == pmu)
 			out.push_back(to_match(e));
@@ -133,6 +139,12 @@ std::vector<CpuMatch> Resolver::cpu_matches(const std::string &pmu)
 
 std::optional<std::string> Resolver::pmu_for_cpu(const CpuId &cpu)
 {
+	if (cpu.vendor == "ARM") {
+		for (const auto &p : detail::arm_pmus())
+			if (p.implementer == cpu.family && p.part == cpu.model)
+				return std::string(p.name);
+		return std::nullopt;
+	}
 	for (const auto &e : cpu_table)
 		if (contains(e, cpu))
 			return std::string(e.pmu);

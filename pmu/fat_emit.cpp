@@ -57,6 +57,8 @@ const char *vendor_macro(const std::string &vendor)
 		return "STP_VENDOR_INTEL";
 	if (vendor == "AuthenticAMD")
 		return "STP_VENDOR_AMD";
+	if (vendor == "ARM") // family = implementer, model = part, stepping = variant<<4|rev
+		return "STP_VENDOR_ARM";
 	return "0 /* unknown vendor */";
 }
 

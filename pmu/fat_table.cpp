@@ -20,12 +20,24 @@ void order_rows(std::vector<Row> &rows)
 
 } // namespace
 
+std::optional<Fallback> parse_fallback(std::string_view s)
+{
+	if (s == "none")
+		return Fallback::none;
+	if (s == "row")
+		return Fallback::row;
+	if (s == "generic")
+		return Fallback::generic;
+	return std::nullopt;
+}
+
 FatTable build_fat_table(const std::vector<std::string> &events,
-			 const std::vector<std::string> &targets)
+			 const std::vector<std::string> &targets, Fallback fallback)
 {
 	FatTable t;
 	t.events = events;
 	t.missing.resize(events.size());
+	t.generic.resize(events.size());
 
 	std::vector<std::string_view> seen;
 	for (const auto &target : targets) {
@@ -44,6 +56,14 @@ FatTable build_fat_table(const std::vector<std::string> &events,
 		std::vector<std::string> lacking;
 		for (size_t i = 0; i < events.size(); ++i) {
 			TargetEncoding te = Resolver::encode(events[i], target);
+			if (!te.enc && fallback == Fallback::generic && target != generic_pmu) {
+				TargetEncoding g = Resolver::encode_generic(events[i]);
+				if (g.enc) {
+					t.generic[i].push_back(target);
+					row.events.push_back(*g.enc);
+					continue;
+				}
+			}
 			if (!te.enc) {
 				t.missing[i].push_back({target, te.reason});
 				lacking.push_back(events[i]);

@@ -5,6 +5,8 @@
 #include "pmu/pmu.h"
 
 #include <cstddef>
+#include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -22,19 +24,34 @@ struct DroppedTarget {
 	std::string reason;   // "lacks INST_RETIRED:ANY_P", "no CPU model selects it", ...
 };
 
+// What a CPU model's row does for an event its PMU lacks.
+enum class Fallback {
+	none,     // no generic row; a target lacking an event gets no row
+	row,      // (default) plus the generic perf row for CPUs no model row matches
+	generic,  // also: a model row lacking an event uses its generic perf encoding
+};
+
+// "none", "row", "generic"; nullopt for anything else.
+std::optional<Fallback> parse_fallback(std::string_view s);
+
 struct FatTable {
 	std::vector<std::string> events;                 // script order
 	std::vector<Row> rows;                           // CPUID rows first, generic rows last
 	std::vector<std::vector<MissingTarget>> missing; // per event: targets lacking it
 	std::vector<DroppedTarget> dropped;              // targets without a row
+	std::vector<std::vector<std::string>> generic;   // per event: targets using
+							 // the generic encoding
 };
 
 // Encode every event for every target (libpfm4 PMU names, as returned by
 // Resolver::expand_targets). A target that lacks any event gets no row; it is
 // listed in `dropped` and, per event, in `missing`. Non-generic targets with
 // no CPU match entry are dropped too (their row could never be selected).
+// With Fallback::generic a target lacking an event uses the event's generic
+// perf encoding when it has one (listed in `generic`, not in `missing`).
 FatTable build_fat_table(const std::vector<std::string> &events,
-			 const std::vector<std::string> &targets);
+			 const std::vector<std::string> &targets,
+			 Fallback fallback = Fallback::row);
 
 // The PMU part of a generated module: stp_pmu_match_* and stp_pmu_events_*
 // arrays, stp_pmu_rows and stp_pmu_event_names. Identical event vectors are

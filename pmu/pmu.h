@@ -9,7 +9,17 @@
 
 namespace stap_pmu::pmu {
 
-// One x86_cpu_id-style match entry. vendor: "GenuineIntel", "AuthenticAMD".
+// Target architecture of a module: decides what "host" and "all" mean.
+enum class Arch { x86_64, arm64 };
+
+// "x86_64"/"x86"/"amd64" or "arm64"/"aarch64"; "" is the build host's.
+std::optional<Arch> parse_arch(const std::string &name);
+Arch host_arch();
+const char *arch_name(Arch a);
+
+// One match entry in the style of the kernel's x86_cpu_id. vendor:
+// "GenuineIntel", "AuthenticAMD" or "ARM" (arm64: family = MIDR implementer,
+// model = part number, stepping = variant << 4 | revision, 0-255).
 struct CpuMatch {
 	std::string vendor;
 	unsigned family = 0;
@@ -59,16 +69,30 @@ public:
 	static std::optional<std::string> init();
 
 	// Targets for --pmu-targets: "host" expands to the PMU matching this
-	// machine's CPUID (nothing if none matches), names are libpfm4 PMU names.
-	// Unknown names produce an error text in *err.
+	// machine's CPUID (nothing if none matches or the host is not of
+	// ARCH), "all" to every core PMU of ARCH, "intel"/"amd" to the x86 ones
+	// of that vendor; other names are PMU names (libpfm4's, or the arm64
+	// table's). Unknown names produce an error text in *err.
+	static std::vector<std::string> expand_targets(const std::vector<std::string> &spec,
+						       Arch arch, std::string *err);
+	// Same, for the build host's architecture.
 	static std::vector<std::string> expand_targets(const std::vector<std::string> &spec,
 						       std::string *err);
 
-	// Encode EVENT ("INST_RETIRED:ANY_P:u", "cycles", "perf::cpu-clock")
-	// for PMU "pmu". An event already qualified ("skl::X") is encoded only
-	// for that PMU. An unqualified event a CPU model's PMU does not know is
-	// tried as a generic perf event ("cycles" -> PERF_TYPE_HARDWARE), which
-	// is valid on every CPU; fstr then starts with "perf::".
+	// The architecture a target PMU belongs to ("perf": nullopt, any).
+	static std::optional<Arch> pmu_arch(const std::string &pmu);
+
+	// The generic perf encoding of EVENT (a concept's generic event, or a
+	// perf:: event name), as the generic row and --pmu-fallback generic use it.
+	static TargetEncoding encode_generic(const std::string &event);
+
+	// Encode EVENT ("INST_RETIRED:ANY_P:u", "llc-misses:u", "perf::cpu-clock")
+	// for PMU "pmu". A portable concept (pmu/concepts.cpp) resolves to that
+	// PMU's model event; an event already qualified ("skl::X") is encoded
+	// only for that PMU. An unqualified name a CPU model's PMU does not know
+	// but the generic perf PMU does ("cpu-clock") is encoded as the generic
+	// perf event, which the kernel implements on every CPU; fstr then starts
+	// with "perf::".
 	static TargetEncoding encode(const std::string &event, const std::string &pmu);
 
 	// Up to n known event names closest to a misspelled one (edit distance),
@@ -94,5 +118,10 @@ public:
 // "skl type=4 config=0xc0 config1=0x0 exclude_kernel=1 exclude_guest=1"
 // or "icl unavailable: event not found".
 std::string format_encoding(const TargetEncoding &t);
+
+// What --list-pmu-events prints for TARGETS (expanded PMU names), like perf
+// list: the portable concepts with the event each target uses, then per PMU
+// every event (EVENT and EVENT:UMASK), its description and its modifiers.
+std::string list_events(const std::vector<std::string> &targets);
 
 } // namespace stap_pmu::pmu

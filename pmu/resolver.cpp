@@ -1,4 +1,6 @@
 // resolver.cpp - libpfm4 initialization, the PMU inventory and encode().
+#include "pmu/arm64.h"
+#include "pmu/concepts.h"
 #include "pmu/internal.h"
 #include "pmu/pmu.h"
 
@@ -140,12 +142,81 @@ std::optional<std::string> Resolver::init()
 	return state().error;
 }
 
+namespace {
+
+// A concept ("llc-misses:u") for one PMU: the first of its candidates the
+// PMU can encode, with the user's modifiers appended.
+TargetEncoding encode_concept(const detail::Concept &c, std::string_view mods,
+			      const std::string &pmu)
+{
+	TargetEncoding out;
+	out.pmu = pmu;
+	std::string reason;
+	for (const std::string &cand : detail::concept_candidates(c, pmu)) {
+		if (cand.empty())
+			continue;
+		TargetEncoding t = Resolver::encode(cand + std::string(mods), pmu);
+		if (t.enc)
+			return t;
+		if (reason.empty())
+			reason = t.reason;
+	}
+	out.reason = fmt::format("no {} event for {}", pmu, c.name);
+	return out;
+}
+
+} // namespace
+
+TargetEncoding Resolver::encode_generic(const std::string &event)
+{
+	if (qualifier(event).empty()) {
+		auto [base, mods] = detail::split_modifiers(event);
+		if (const detail::Concept *c = detail::find_concept(base))
+			return encode(std::string(c->generic) + std::string(mods),
+				      std::string(detail::generic_pmu));
+	}
+	return encode(event, std::string(detail::generic_pmu));
+}
+
 TargetEncoding Resolver::encode(const std::string &event, const std::string &pmu)
 {
 	TargetEncoding out;
 	out.pmu = pmu;
 	if (auto err = init()) {
 		out.reason = *err;
+		return out;
+	}
+	if (!detail::find_arm_pmu(pmu) && !detail::find_pmu(pmu)) {
+		out.reason = fmt::format("unknown PMU '{}'", pmu);
+		return out;
+	}
+	if (qualifier(event).empty()) {
+		auto [base, mods] = detail::split_modifiers(event);
+		if (const detail::Concept *c = detail::find_concept(base)) {
+			if (iequals(pmu, detail::generic_pmu))
+				return encode_generic(event);
+			return encode_concept(*c, mods, pmu);
+		}
+	}
+	if (const detail::ArmPmu *arm = detail::find_arm_pmu(pmu)) {
+		out.pmu = arm->name;
+		Encoding e;
+		std::string reason, tmp;
+		if (detail::encode_arm(event, *arm, e, reason)) {
+			out.enc = e;
+			std::string_view ev = event;
+			if (auto q = ev.find("::"); q != std::string_view::npos)
+				ev.remove_prefix(q + 2);
+			out.fstr = fmt::format("{}::{}", arm->name, ev);
+			return out;
+		}
+		// generic perf events are valid in every row (see below)
+		auto q = qualifier(event);
+		if ((q.empty() || iequals(q, detail::generic_pmu)) &&
+		    encode_one(q.empty() ? fmt::format("{}::{}", detail::generic_pmu, event) : event,
+			       out, tmp))
+			return out;
+		out.reason = reason;
 		return out;
 	}
 	const detail::PmuDesc *desc = detail::find_pmu(pmu);
@@ -172,9 +243,9 @@ TargetEncoding Resolver::encode(const std::string &event, const std::string &pmu
 	std::string reason;
 	if (encode_one(qualified, out, reason))
 		return out;
-	// A generic perf event ("cycles", "instructions") named for a CPU
-	// model's PMU: the kernel maps PERF_TYPE_HARDWARE/SOFTWARE/HW_CACHE for
-	// every core PMU, so the generic encoding is valid in that row too.
+	// A generic perf event name ("cpu-clock", "bus-cycles") for a CPU
+	// model's PMU: the kernel implements PERF_TYPE_HARDWARE/SOFTWARE/
+	// HW_CACHE for every core PMU, so the generic encoding is valid there.
 	std::string tmp;
 	if (qualifier(event).empty() && desc->kind == detail::PmuKind::core &&
 	    encode_one(fmt::format("{}::{}", detail::generic_pmu, event), out, tmp))

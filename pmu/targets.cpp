@@ -1,4 +1,6 @@
-// targets.cpp - expand --pmu-targets into libpfm4 PMU names.
+// targets.cpp - expand --pmu-targets into PMU names: host, all, intel, amd,
+// perf and PMU names (libpfm4's x86 core PMUs, the arm64 table's).
+#include "pmu/arm64.h"
 #include "pmu/internal.h"
 #include "pmu/pmu.h"
 
@@ -12,8 +14,8 @@ namespace {
 
 constexpr size_t max_suggestions = 5;
 
-// Names a user may give: x86 core PMUs that have a CPUID match (so a fat
-// module can select them) and the generic PMU.
+// Names a user may give: core PMUs that have a CPU match (so a fat module
+// can select them) and the generic PMU.
 std::vector<std::string> selectable_pmus()
 {
 	std::vector<std::string> out;
@@ -22,6 +24,10 @@ std::vector<std::string> selectable_pmus()
 							  : p.name == detail::generic_pmu;
 		if (ok)
 			out.push_back(p.name);
+	}
+	for (const auto &p : detail::arm_pmus()) {
+		out.emplace_back(p.name);
+		out.emplace_back(p.alias);
 	}
 	return out;
 }
@@ -32,12 +38,15 @@ std::string unknown_pmu_error(const std::string &name)
 	auto close = detail::nearest(name, known, max_suggestions);
 	if (close.empty())
 		close.assign(known.begin(), known.begin() + std::min(known.size(), max_suggestions));
-	return fmt::format("unknown PMU '{}' (known: host, {}, ...)", name, fmt::join(close, ", "));
+	return fmt::format("unknown PMU '{}' (known: host, all, intel, amd, {}, ...)", name,
+			   fmt::join(close, ", "));
 }
 
 // Resolve one user-given name to a canonical PMU name, or an error text.
 std::optional<std::string> resolve_name(const std::string &name, std::string *err)
 {
+	if (const detail::ArmPmu *arm = detail::find_arm_pmu(name))
+		return std::string(arm->name);
 	const detail::PmuDesc *p = detail::find_pmu(name);
 	if (p && p->name == detail::generic_pmu)
 		return p->name;
@@ -57,10 +66,41 @@ std::optional<std::string> resolve_name(const std::string &name, std::string *er
 	return std::nullopt;
 }
 
+// Every core PMU of ARCH whose match entries are of VENDOR ("" any).
+std::vector<std::string> group(Arch arch, std::string_view vendor)
+{
+	std::vector<std::string> out;
+	if (arch == Arch::arm64) {
+		for (const auto &p : detail::arm_pmus())
+			out.emplace_back(p.name);
+		return out;
+	}
+	for (const auto &name : Resolver::matched_pmus()) {
+		auto m = Resolver::cpu_matches(name);
+		if (vendor.empty() || m.front().vendor == vendor)
+			out.push_back(name);
+	}
+	return out;
+}
+
 } // namespace
 
 std::vector<std::string> Resolver::expand_targets(const std::vector<std::string> &spec,
 						  std::string *err)
+{
+	// The architecture of the first named PMU, else the host's.
+	for (const auto &item : spec) {
+		const detail::ArmPmu *arm = detail::find_arm_pmu(item);
+		if (arm)
+			return expand_targets(spec, Arch::arm64, err);
+		if (pmu_arch(item))
+			break;
+	}
+	return expand_targets(spec, host_arch(), err);
+}
+
+std::vector<std::string> Resolver::expand_targets(const std::vector<std::string> &spec,
+						  Arch arch, std::string *err)
 {
 	std::string local_err;
 	std::string &error = err ? *err : local_err;
@@ -80,13 +120,32 @@ std::vector<std::string> Resolver::expand_targets(const std::vector<std::string>
 	};
 	for (const auto &item : spec) {
 		if (item == "host") {
-			if (auto p = pmu_for_cpu(host_cpu()))
-				add(*p);
+			if (host_arch() == arch)
+				if (auto p = pmu_for_cpu(host_cpu()))
+					add(*p);
+			continue;
+		}
+		if (item == "all" || item == "intel" || item == "amd") {
+			if (item != "all" && arch != Arch::x86_64) {
+				error = fmt::format("'{}' names x86 PMUs; the target architecture is {}",
+						    item, arch_name(arch));
+				return {};
+			}
+			std::string_view vendor = item == "intel" ? "GenuineIntel"
+						  : item == "amd"   ? "AuthenticAMD"
+								    : "";
+			for (const auto &name : group(arch, vendor))
+				add(name);
 			continue;
 		}
 		auto name = resolve_name(item, &error);
 		if (!name)
 			return {};
+		if (auto a = pmu_arch(*name); a && *a != arch) {
+			error = fmt::format("PMU '{}' is an {} PMU; the target architecture is {}",
+					    item, arch_name(*a), arch_name(arch));
+			return {};
+		}
 		add(*name);
 	}
 	if (want_generic)

@@ -7,6 +7,8 @@
 #ifndef STP_BUILTINS_H
 #define STP_BUILTINS_H
 
+#include <linux/sched/clock.h>
+
 /* value of target(): module parameter _stp_target (see stp_module.h) */
 static int _stp_target;
 
@@ -49,6 +51,9 @@ static __printf(2, 3) __maybe_unused void stp_printf(struct stp_context *c,
 	va_list ap;
 	int n;
 
+	/* a statement that raised an error prints nothing more */
+	if (unlikely(c->error))
+		return;
 	va_start(ap, fmt);
 	n = vsnprintf(c->printbuf, sizeof(c->printbuf), fmt, ap);
 	va_end(ap);
@@ -61,19 +66,52 @@ static __printf(2, 3) __maybe_unused void stp_printf(struct stp_context *c,
 }
 
 /*
- * A script error: "ERROR: <msg> near <probe> at <loc>" into the output,
- * exit code 1, state exit-requested. msg must not be c->printbuf.
+ * A script error: the message is kept in the context and the body unwinds
+ * (generated code checks c->error after every statement that can fail). A
+ * try/catch in the script clears it; otherwise stp_report_error() prints
+ * "ERROR: <msg> near <probe> at <loc>" when the body returns, sets exit
+ * code 1 and the state exit-requested. msg may be any string.
  */
 static __maybe_unused void stp_error(struct stp_context *c, const char *msg)
 {
-	const char *probe = c->probe && c->probe->name ? c->probe->name : "?";
-	const char *loc = c->loc ? c->loc : "?";
-
+	if (c->error)
+		return;
 	c->error = 1;
+	c->errloc = c->loc;
+	if (msg != c->errmsg)
+		strscpy(c->errmsg, msg, sizeof(c->errmsg));
+}
+
+/* error("msg") in a script */
+static inline void stp_error_str(struct stp_context *c, const char *msg)
+{
+	stp_error(c, msg);
+}
+
+/* called by the handler after the body when c->error is still set */
+static __maybe_unused void stp_report_error(struct stp_context *c)
+{
+	const char *probe = c->probe && c->probe->name ? c->probe->name : "?";
+	const char *loc = c->errloc ? c->errloc : "?";
+
 	atomic_inc(&stp_session.errors);
 	atomic_set(&stp_session.exit_code, 1);
-	stp_printf(c, "ERROR: %s near %s at %s\n", msg, probe, loc);
+	int n;
+
+	n = scnprintf(c->printbuf, sizeof(c->printbuf), "ERROR: %s near %s at %s\n",
+		      c->errmsg, probe, loc);
+	stp_output_write(c->printbuf, n);
 	stp_request_exit();
+}
+
+/* MAXACTION: generated code adds the statements of each block it enters */
+static inline bool stp_actions(struct stp_context *c, long n)
+{
+	c->actions += n;
+	if (likely(c->actions <= STP_MAXACTION))
+		return false;
+	stp_error(c, "MAXACTION exceeded");
+	return true;
 }
 
 /* exit(): no further probe bodies start; the loader stops the module */
@@ -135,6 +173,26 @@ static inline s64 stp_pid(void)
 static inline s64 stp_tid(void)
 {
 	return task_pid_nr(current);
+}
+
+static inline s64 stp_ppid(void)
+{
+	return task_tgid_nr(READ_ONCE(current->real_parent));
+}
+
+static inline s64 stp_uid(void)
+{
+	return from_kuid_munged(current_user_ns(), current_uid());
+}
+
+static inline s64 stp_local_clock_ns(void)
+{
+	return local_clock();
+}
+
+static inline const char *stp_pp(struct stp_context *c)
+{
+	return c->probe && c->probe->name ? c->probe->name : "";
 }
 
 static inline s64 stp_target(void)

@@ -41,6 +41,12 @@
 #include <linux/delay.h>
 #include <linux/math64.h>
 #include <linux/perf_event.h>
+#include <linux/cpuhotplug.h>
+#include <linux/cpu.h>
+#ifdef CONFIG_ARM64
+#include <linux/perf/arm_pmu.h>
+#include <asm/sysreg.h>
+#endif
 
 #if LINUX_VERSION_CODE < KERNEL_VERSION(5, 4, 0)
 #error "stap-pmu runtime: kernels older than 5.4 are not supported"
@@ -93,6 +99,20 @@ static inline void stp_hrtimer_setup(struct hrtimer *t,
 	hrtimer_init(t, clock, mode);
 	t->function = fn;
 }
+#endif
+
+/*
+ * arm64 PMU counter width flags of struct hw_perf_event.flags
+ * (include/linux/perf/arm_pmu.h): ARMPMU_EVT_64BIT since 4.x,
+ * ARMPMU_EVT_47BIT since 5.18 (Apple M1), 63-bit PMUv3p5 handling in the
+ * driver's own bias. Without 64BIT/47BIT a counter is 32 bits wide.
+ */
+#ifdef CONFIG_ARM64
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 18, 0)
+#define STP_ARMPMU_EVT_47BIT ARMPMU_EVT_47BIT
+#else
+#define STP_ARMPMU_EVT_47BIT 0
+#endif
 #endif
 
 #endif /* STP_COMPAT_H */

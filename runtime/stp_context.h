@@ -36,9 +36,19 @@ enum stp_probe_kind {
 	STP_PROBE_KPROBE,
 	STP_PROBE_KRETPROBE,
 	STP_PROBE_TIMER,
+	STP_PROBE_ERROR,		/* run instead of end after script errors */
 };
 
 struct stp_context;
+
+/* a statistics aggregate (histogram buckets, when collected, follow it) */
+struct stp_stat {
+	s64 count;
+	s64 sum;
+	s64 min;
+	s64 max;
+	s64 sumsq;			/* for @variance (wraps on overflow) */
+};
 
 /*
  * One resolved probe point. Generated code initializes the public fields
@@ -54,6 +64,7 @@ struct stp_probe {
 	const char *loc;		/* file:line:col of the probe */
 	void (*body)(struct stp_context *c);
 	int lock;			/* take the global lock around body */
+	int optional;			/* a kprobe that cannot be registered is skipped */
 
 	/* runtime-private */
 	union {
@@ -72,10 +83,19 @@ struct stp_context {
 	struct pt_regs *regs;		/* NULL for begin, end */
 	int error;			/* non-zero after stp_error() */
 	int nesting;			/* script function call depth */
-	long actions;			/* statements run (MAXACTION, later) */
+	long actions;			/* statements run (MAXACTION) */
+	const char *errloc;		/* c->loc when the error was raised */
+	char errmsg[STP_MAXSTRINGLEN];	/* message of the pending error */
 	char execname[TASK_COMM_LEN];	/* stp_execname() */
-	char printbuf[STP_MAXPRINTLEN];	/* stp_printf(), stp_error() scratch */
+	char printbuf[STP_MAXPRINTLEN];	/* stp_printf() scratch */
+	s64 dummy_long;			/* target of a store into a full array */
+	char dummy_str[STP_MAXSTRINGLEN];
+	struct stp_stat agg;		/* a per-CPU statistic merged for reading */
+	s64 agg_hist[STP_HIST_MAX];
 	union stp_locals l;
+#ifdef STP_HAVE_FRAMES
+	union stp_frame frames[STP_MAXNESTING]; /* script function frames */
+#endif
 };
 
 /* what the whole module shares */

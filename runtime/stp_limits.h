@@ -33,7 +33,7 @@
 #define STP_MAXSTRINGLEN 512
 #endif
 
-/* statements per probe hit (enforced by generated code, later issue) */
+/* statements per probe hit (counted per block entered by generated code) */
 #ifndef STP_MAXACTION
 #define STP_MAXACTION 1000
 #endif
@@ -63,9 +63,28 @@
 #define STP_MAXPRINTLEN 2048
 #endif
 
+/* entries of an array declared without a size */
+#ifndef STP_MAXMAPENTRIES
+#define STP_MAXMAPENTRIES 2048
+#endif
+
+/* keys of an array (the translator refuses more) */
+#define STP_MAXKEYS 8
+
+/* histogram buckets of the largest @hist_* in the script (set by it) */
+#ifndef STP_HIST_MAX
+#define STP_HIST_MAX 1
+#endif
+
 /* shortest timer period accepted, in nanoseconds */
 #ifndef STP_MINTIMER_NS
 #define STP_MINTIMER_NS 100000
+#endif
+
+/* 1: @pmu reads an active hardware counter directly (rdpmc, PMEVCNTR);
+ * 0: always through pmu->read (for comparison and benchmarks) */
+#ifndef STP_PMU_DIRECT_READ
+#define STP_PMU_DIRECT_READ 1
 #endif
 
 #endif /* STP_LIMITS_H */

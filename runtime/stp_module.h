@@ -26,7 +26,11 @@ static void stp_stop(void)
 	atomic_set(&stp_session.state, STP_STATE_STOPPING);
 	stp_timers_stop();
 	stp_probes_unregister();
-	stp_run_probes_of_kind(STP_PROBE_END, STP_STATE_STOPPING);
+	/* after script errors the error probes run instead of the end probes */
+	if (atomic_read(&stp_session.errors))
+		stp_run_probes_of_kind(STP_PROBE_ERROR, STP_STATE_STOPPING);
+	else
+		stp_run_probes_of_kind(STP_PROBE_END, STP_STATE_STOPPING);
 #if STP_NEVENTS > 0
 	stp_pmu_release();
 #endif
@@ -36,6 +40,35 @@ out:
 	mutex_unlock(&stp_session.ctl_mutex);
 }
 
+#ifdef STP_HAVE_MAPS
+static void stp_maps_free(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(stp_maps); i++)
+		stp_map_free(stp_maps[i]);
+}
+
+/* every array's entries, hash heads and foreach order, preallocated */
+static int stp_maps_alloc(void)
+{
+	unsigned int i;
+	int rc;
+
+	for (i = 0; i < ARRAY_SIZE(stp_maps); i++) {
+		rc = stp_map_alloc(stp_maps[i]);
+		if (rc) {
+			stp_maps_free();
+			return rc;
+		}
+	}
+	return 0;
+}
+#else
+static inline int stp_maps_alloc(void) { return 0; }
+static inline void stp_maps_free(void) { }
+#endif
+
 static int __init stp_module_init(void)
 {
 	int rc;
@@ -43,6 +76,9 @@ static int __init stp_module_init(void)
 	rc = stp_output_alloc();
 	if (rc)
 		return rc;
+	rc = stp_maps_alloc();
+	if (rc)
+		goto err_maps;
 	rc = stp_contexts_alloc();
 	if (rc)
 		goto err_output;
@@ -75,6 +111,8 @@ err_contexts:
 #endif
 	stp_contexts_free();
 err_output:
+	stp_maps_free();
+err_maps:
 	stp_output_free();
 	return rc;
 }
@@ -85,6 +123,7 @@ static void __exit stp_module_exit(void)
 	stp_proc_remove();
 	stp_probes_free();
 	stp_contexts_free();
+	stp_maps_free();
 	stp_output_free();
 }
 

@@ -8,19 +8,29 @@
  * that CPU through on_each_cpu), picks the first row that matches it and
  * gets one pinned counter per event with that row's encoding.
  *
- * perf_event_read_local() is not exported in 6.1, so a read does what it
- * does internally: with interrupts off, if the event is on this CPU ask the
- * PMU to fold the hardware value into event->count, then read the count.
+ * Reads (stp_pmu_read) are lock-free and NMI-safe, with interrupts off:
+ * when the event is active on this CPU in a hardware counter the runtime
+ * can read (x86: rdpmc of hw.event_base_rdpmc; arm64 PMUv3: PMCCNTR_EL0 or
+ * PMEVCNTR<n>_EL0), the value is event->count plus the masked difference
+ * between the counter and hw.prev_count, i.e. what pmu->read() would fold
+ * in, without writing anything. Otherwise (software events, chained or
+ * precise events, an event not on this CPU) pmu->read() folds the hardware
+ * value into event->count, then the count is read. perf_event_read_local()
+ * is not exported in 6.1.
  *
- * CPU hotplug (a CPU coming online after init has no counters: reading
- * there is a script error) comes in a later issue.
+ * CPU hotplug: a dynamic cpuhp state (AP_ONLINE_DYN) creates the counters
+ * of a CPU that comes online (its callback runs on that CPU: it reads its
+ * own CPUID/MIDR and picks its row) and releases them when it goes offline.
+ * A CPU without counters (no row, a refused counter) makes @pmu a script
+ * error there; the hotplug itself is never refused.
  */
 #ifndef STP_PMU_H
 #define STP_PMU_H
 
 #define STP_VENDOR_INTEL	1
 #define STP_VENDOR_AMD		2
-/* arm64 vendors come with the arm64 issue */
+#define STP_VENDOR_ARM		3	/* any arm64 CPU: family = MIDR implementer,
+					 * model = part, stepping = variant << 4 | revision */
 
 /* stp_pmu_event.flags: the perf_event_attr exclude_* bits */
 #define STP_EXCL_USER		(1u << 0)
@@ -67,10 +77,14 @@ struct stp_cpu_ident {
 struct stp_pmu_cpu {
 	const struct stp_pmu_row *row;
 	struct perf_event *ev[STP_NEVENTS];
+	bool fast[STP_NEVENTS];		/* direct counter reads allowed */
 };
 
 static struct stp_pmu_cpu __percpu *stp_pmu_cpus;
 static const char *const *stp_pmu_names;	/* event names, for messages */
+static const struct stp_pmu_row *stp_pmu_rows_all;
+static unsigned int stp_pmu_nrows;
+static int stp_pmu_hp_state = -1;		/* dynamic cpuhp state, < 0: none */
 
 #if defined(CONFIG_X86)
 
@@ -118,18 +132,35 @@ static int stp_cpu_ident_describe(const struct stp_cpu_ident *id, char *buf,
 #include <asm/cputype.h>
 
 /*
- * Not built by any test yet. Until the arm64 issue defines arm64 vendor
- * codes, arm64 CPUs match only rows with nmatch == 0; the MIDR fields are
- * kept for the message: family = implementer, model = part number,
- * stepping = variant << 4 | revision.
+ * MIDR_EL1 of this CPU: family = implementer, model = part number,
+ * stepping = variant << 4 | revision (the pmu/ match entries use the same
+ * encoding with STP_VENDOR_ARM).
  */
+static const char *stp_arm_implementer_name(u32 impl)
+{
+	switch (impl) {
+	case 0x41: return "ARM";
+	case 0x42: return "Broadcom";
+	case 0x43: return "Cavium";
+	case 0x46: return "Fujitsu";
+	case 0x48: return "HiSilicon";
+	case 0x4e: return "NVIDIA";
+	case 0x50: return "APM";
+	case 0x51: return "Qualcomm";
+	case 0x61: return "Apple";
+	case 0xc0: return "Ampere";
+	default: return "arm64";
+	}
+}
+
 static void stp_cpu_ident_fill(struct stp_cpu_ident *id)
 {
 	u32 midr = read_cpuid_id();
 
 	id->raw = midr;
-	id->vendor = 0;
-	strscpy(id->vendor_str, "arm64", sizeof(id->vendor_str));
+	id->vendor = STP_VENDOR_ARM;
+	strscpy(id->vendor_str, stp_arm_implementer_name(MIDR_IMPLEMENTOR(midr)),
+		sizeof(id->vendor_str));
 	id->family = MIDR_IMPLEMENTOR(midr);
 	id->model = MIDR_PARTNUM(midr);
 	id->stepping = (MIDR_VARIANT(midr) << 4) | MIDR_REVISION(midr);
@@ -139,8 +170,8 @@ static int stp_cpu_ident_describe(const struct stp_cpu_ident *id, char *buf,
 				  size_t len)
 {
 	return scnprintf(buf, len,
-			 "MIDR 0x%08x (implementer 0x%x part 0x%x variant %u revision %u)",
-			 id->raw, id->family, id->model, id->stepping >> 4,
+			 "%s implementer 0x%x part 0x%x variant %u revision %u",
+			 id->vendor_str, id->family, id->model, id->stepping >> 4,
 			 id->stepping & 0xf);
 }
 
@@ -225,24 +256,184 @@ static void stp_pmu_no_row(int cpu, const struct stp_cpu_ident *id,
 		cpu, cpudesc, nrows ? names : "no rows");
 }
 
+/* ---- reading a hardware counter directly ---- */
+
+#if defined(CONFIG_X86)
+
+/* counter widths (x86_pmu.cntval_bits is not exported): CPUID leaf 0xA */
+static u32 stp_x86_gp_bits, stp_x86_fixed_bits;
+
+static void stp_pmu_arch_init(void)
+{
+	u32 eax, ebx, ecx, edx;
+
+	if (boot_cpu_data.x86_vendor == X86_VENDOR_AMD ||
+	    boot_cpu_data.x86_vendor == X86_VENDOR_HYGON) {
+		stp_x86_gp_bits = 48;
+		return;
+	}
+	if (boot_cpu_data.x86_vendor != X86_VENDOR_INTEL ||
+	    boot_cpu_data.cpuid_level < 0xa)
+		return;
+	cpuid(0xa, &eax, &ebx, &ecx, &edx);
+	if (!(eax & 0xff))
+		return;		/* no architectural PMU (TCG guests) */
+	stp_x86_gp_bits = (eax >> 16) & 0xff;
+	if ((eax & 0xff) > 1)
+		stp_x86_fixed_bits = (edx >> 5) & 0xff;
+}
+
+/* the core PMU's plain counting events; precise and sampling ones (PEBS
+ * auto-reload) keep pmu->read */
+static bool stp_pmu_fast_ok(struct perf_event *e)
+{
+	return e->pmu->task_ctx_nr == perf_hw_context && stp_x86_gp_bits &&
+	       !e->attr.precise_ip && !is_sampling_event(e);
+}
+
+/* rdpmc of the counter the event holds now: raw value and width mask */
+static __always_inline bool stp_pmu_read_hw(struct perf_event *e, u64 *raw,
+					    u64 *mask)
+{
+	int idx = READ_ONCE(e->hw.idx);
+	u32 bits;
+
+	if (idx < 0)
+		return false;
+	if (idx < INTEL_PMC_IDX_FIXED)
+		bits = stp_x86_gp_bits;
+	else if (idx < INTEL_PMC_IDX_FIXED + 8)
+		bits = stp_x86_fixed_bits;
+	else
+		return false;	/* BTS, LBR, topdown metrics */
+	if (!bits || bits > 64)
+		return false;
+	rdpmcl(e->hw.event_base_rdpmc, *raw);
+	*mask = bits == 64 ? ~0ULL : (1ULL << bits) - 1;
+	return true;
+}
+
+#elif defined(CONFIG_ARM64)
+
+static void stp_pmu_arch_init(void)
+{
+}
+
+/*
+ * PMUv3 (arch/arm64/kernel/perf_event.c in 6.1): hw.idx 0 is the cycle
+ * counter PMCCNTR_EL0, idx n >= 1 is PMEVCNTR<n-1>_EL0. Counters are 32
+ * bits unless the event has ARMPMU_EVT_64BIT; a 64-bit event on an event
+ * counter is a chained pair (or a biased PMUv3p5 long counter): those keep
+ * pmu->read, as do other arm64 PMUs (Apple's).
+ */
+static bool stp_pmu_fast_ok(struct perf_event *e)
+{
+	return e->pmu->task_ctx_nr == perf_hw_context &&
+	       !strncmp(to_arm_pmu(e->pmu)->name, "armv8", 5);
+}
+
+#define STP_EVCNTR(n) case n: return read_sysreg(pmevcntr##n##_el0)
+
+static __always_inline u64 stp_arm_read_evcntr(int n)
+{
+	switch (n) {
+	STP_EVCNTR(0); STP_EVCNTR(1); STP_EVCNTR(2); STP_EVCNTR(3);
+	STP_EVCNTR(4); STP_EVCNTR(5); STP_EVCNTR(6); STP_EVCNTR(7);
+	STP_EVCNTR(8); STP_EVCNTR(9); STP_EVCNTR(10); STP_EVCNTR(11);
+	STP_EVCNTR(12); STP_EVCNTR(13); STP_EVCNTR(14); STP_EVCNTR(15);
+	STP_EVCNTR(16); STP_EVCNTR(17); STP_EVCNTR(18); STP_EVCNTR(19);
+	STP_EVCNTR(20); STP_EVCNTR(21); STP_EVCNTR(22); STP_EVCNTR(23);
+	STP_EVCNTR(24); STP_EVCNTR(25); STP_EVCNTR(26); STP_EVCNTR(27);
+	STP_EVCNTR(28); STP_EVCNTR(29); STP_EVCNTR(30);
+	}
+	return 0;
+}
+
+static __always_inline bool stp_pmu_read_hw(struct perf_event *e, u64 *raw,
+					    u64 *mask)
+{
+	int idx = READ_ONCE(e->hw.idx);
+	unsigned long wide = e->hw.flags & (ARMPMU_EVT_64BIT | STP_ARMPMU_EVT_47BIT);
+
+	if (idx == 0) {
+		/* 32-bit events here are biased: the mask drops the bias */
+		*raw = read_sysreg(pmccntr_el0);
+		*mask = wide ? ~0ULL : 0xffffffffULL;
+		return true;
+	}
+	if (idx < 1 || idx > 31 || wide)
+		return false;
+	*raw = stp_arm_read_evcntr(idx - 1);
+	*mask = 0xffffffffULL;
+	return true;
+}
+
+#endif
+
+/*
+ * What pmu->read() would fold into event->count, without writing: count +
+ * ((counter - prev_count) & width). prev_count is read again: an overflow
+ * interrupt or NMI between the reads moved it and the read is redone.
+ * Interrupts are off; the event is active on this CPU.
+ */
+static __always_inline bool stp_pmu_read_fast(struct perf_event *e, u64 *v)
+{
+	u64 prev, count, raw, mask;
+	int tries = 0;
+
+	do {
+		if (unlikely(++tries > 4))
+			return false;
+		prev = local64_read(&e->hw.prev_count);
+		barrier();
+		count = local64_read(&e->count);
+		if (!stp_pmu_read_hw(e, &raw, &mask))
+			return false;
+		barrier();
+	} while (unlikely(local64_read(&e->hw.prev_count) != prev));
+	*v = count + ((raw - prev) & mask);
+	return true;
+}
+
+/* ---- creating and releasing counters ---- */
+
+/*
+ * Releases one CPU's counters. Each pointer is cleared first: a handler
+ * that interrupts this on that CPU (hotplug teardown runs on the CPU going
+ * offline) sees NULL, never a counter being freed.
+ */
+static int stp_pmu_release_cpu(int cpu)
+{
+	struct stp_pmu_cpu *pc = per_cpu_ptr(stp_pmu_cpus, cpu);
+	struct perf_event *e;
+	int i, n = 0;
+
+	for (i = 0; i < STP_NEVENTS; i++) {
+		e = pc->ev[i];
+		if (!e)
+			continue;
+		WRITE_ONCE(pc->ev[i], NULL);
+		pc->fast[i] = false;
+		perf_event_release_kernel(e);
+		n++;
+	}
+	pc->row = NULL;
+	return n;
+}
+
 static void stp_pmu_release(void)
 {
-	struct stp_pmu_cpu *pc;
-	int cpu, i, n = 0;
+	int cpu, n = 0;
 
 	if (!stp_pmu_cpus)
 		return;
-	for_each_possible_cpu(cpu) {
-		pc = per_cpu_ptr(stp_pmu_cpus, cpu);
-		for (i = 0; i < STP_NEVENTS; i++) {
-			if (!pc->ev[i])
-				continue;
-			perf_event_release_kernel(pc->ev[i]);
-			pc->ev[i] = NULL;
-			n++;
-		}
-		pc->row = NULL;
+	/* no online/offline callback runs after this */
+	if (stp_pmu_hp_state >= 0) {
+		cpuhp_remove_state_nocalls(stp_pmu_hp_state);
+		stp_pmu_hp_state = -1;
 	}
+	for_each_possible_cpu(cpu)
+		n += stp_pmu_release_cpu(cpu);
 	free_percpu(stp_pmu_cpus);
 	stp_pmu_cpus = NULL;
 	stp_dbg("released %d counters\n", n);
@@ -277,14 +468,16 @@ static int stp_pmu_create_cpu(int cpu, const struct stp_pmu_row *row)
 			rc = PTR_ERR(e);
 			goto err;
 		}
-		pc->ev[i] = e;	/* released by stp_pmu_release() */
+		pc->fast[i] = STP_PMU_DIRECT_READ && stp_pmu_fast_ok(e);
+		WRITE_ONCE(pc->ev[i], e); /* released by stp_pmu_release_cpu() */
 		/* a pinned event that cannot get a counter is put in error state */
 		if (READ_ONCE(e->state) == PERF_EVENT_STATE_ERROR) {
 			rc = -EBUSY;
 			goto err;
 		}
-		stp_dbg("cpu%d: counter %s row %s type=%u config=0x%llx\n", cpu,
-			stp_pmu_names[i], row->pmu, attr.type, attr.config);
+		stp_dbg("cpu%d: counter %s row %s type=%u config=0x%llx%s\n", cpu,
+			stp_pmu_names[i], row->pmu, attr.type, attr.config,
+			pc->fast[i] ? " (direct reads)" : "");
 	}
 	return 0;
 
@@ -300,8 +493,52 @@ err:
 	return rc;
 }
 
+/* ---- CPU hotplug ---- */
+
+static void stp_cpu_ident_one(void *info)
+{
+	stp_cpu_ident_fill(info);
+	((struct stp_cpu_ident *)info)->valid = true;
+}
+
+/* runs on the CPU coming online (cpuhp thread); never refuses it */
+static int stp_pmu_cpu_online(unsigned int cpu)
+{
+	const struct stp_pmu_row *row;
+	struct stp_cpu_ident id = {};
+	char cpudesc[96];
+
+	if (smp_call_function_single(cpu, stp_cpu_ident_one, &id, 1) ||
+	    !id.valid) {
+		stp_err("cpu%u: cannot read its CPU identification; no counters there\n",
+			cpu);
+		return 0;
+	}
+	row = stp_pmu_pick_row(stp_pmu_rows_all, stp_pmu_nrows, &id);
+	if (!row) {
+		stp_pmu_no_row(cpu, &id, stp_pmu_rows_all, stp_pmu_nrows);
+		return 0;
+	}
+	stp_cpu_ident_describe(&id, cpudesc, sizeof(cpudesc));
+	stp_info("cpu%u: online: %s selects PMU row %s\n", cpu, cpudesc,
+		 row->pmu);
+	if (stp_pmu_create_cpu(cpu, row))
+		stp_pmu_release_cpu(cpu);
+	return 0;
+}
+
+/* runs on the CPU going offline */
+static int stp_pmu_cpu_offline(unsigned int cpu)
+{
+	int n = stp_pmu_release_cpu(cpu);
+
+	stp_info("cpu%u: offline: released %d counters\n", cpu, n);
+	return 0;
+}
+
 /*
- * Identify every online CPU, pick its row, create its counters. On failure
+ * Identify every online CPU, pick its row, create its counters, then
+ * register the hotplug callbacks, all with CPU hotplug held off. On failure
  * everything created so far is released. Sleeps.
  */
 static int stp_pmu_init(const struct stp_pmu_row *rows, unsigned int nrows,
@@ -312,6 +549,9 @@ static int stp_pmu_init(const struct stp_pmu_row *rows, unsigned int nrows,
 	int cpu, rc;
 
 	stp_pmu_names = names;
+	stp_pmu_rows_all = rows;
+	stp_pmu_nrows = nrows;
+	stp_pmu_arch_init();
 	ids = kcalloc(nr_cpu_ids, sizeof(*ids), GFP_KERNEL);
 	if (!ids)
 		goto err_nomem;
@@ -319,6 +559,7 @@ static int stp_pmu_init(const struct stp_pmu_row *rows, unsigned int nrows,
 	if (!stp_pmu_cpus)
 		goto err_free_ids;
 
+	cpus_read_lock();
 	on_each_cpu(stp_cpu_ident_ipi, ids, 1);
 
 	/* every CPU picks its own row first (hybrid parts differ per CPU) */
@@ -327,7 +568,7 @@ static int stp_pmu_init(const struct stp_pmu_row *rows, unsigned int nrows,
 		char cpudesc[96];
 
 		if (!ids[cpu].valid)
-			continue;	/* came online after the IPI: hotplug issue */
+			continue;
 		row = stp_pmu_pick_row(rows, nrows, &ids[cpu]);
 		if (!row) {
 			stp_pmu_no_row(cpu, &ids[cpu], rows, nrows);
@@ -349,11 +590,22 @@ static int stp_pmu_init(const struct stp_pmu_row *rows, unsigned int nrows,
 		if (rc)
 			goto err_release;
 	}
+	rc = cpuhp_setup_state_nocalls_cpuslocked(CPUHP_AP_ONLINE_DYN,
+						  STP_MODULE_NAME ":online",
+						  stp_pmu_cpu_online,
+						  stp_pmu_cpu_offline);
+	if (rc < 0) {
+		stp_err("cannot register the CPU hotplug callbacks (%d)\n", rc);
+		goto err_release;
+	}
+	stp_pmu_hp_state = rc;
+	cpus_read_unlock();
 	kfree(ids);
 	return 0;
 
 err_release:
 	stp_pmu_release();
+	cpus_read_unlock();
 	kfree(ids);
 	return rc;
 err_free_ids:
@@ -363,9 +615,13 @@ err_nomem:
 	return -ENOMEM;
 }
 
-/* @pmu: this CPU's value of event idx. Lock-free, never sleeps. */
+/*
+ * @pmu: this CPU's value of event idx. Lock-free and NMI-safe (kprobe,
+ * kretprobe, timer and perf overflow handlers), never sleeps.
+ */
 static inline s64 stp_pmu_read(struct stp_context *c, int idx)
 {
+	struct stp_pmu_cpu *pc;
 	struct perf_event *e;
 	unsigned long flags;
 	bool bad = false;
@@ -376,12 +632,18 @@ static inline s64 stp_pmu_read(struct stp_context *c, int idx)
 		return 0;
 	}
 	local_irq_save(flags);
-	e = this_cpu_ptr(stp_pmu_cpus)->ev[idx];
+	pc = this_cpu_ptr(stp_pmu_cpus);
+	e = READ_ONCE(pc->ev[idx]);
 	if (unlikely(!e || READ_ONCE(e->state) == PERF_EVENT_STATE_ERROR)) {
 		bad = true;
-	} else {
-		if (e->oncpu == smp_processor_id())
+	} else if (e->oncpu == smp_processor_id()) {
+		if (!(pc->fast[idx] &&
+		      READ_ONCE(e->state) == PERF_EVENT_STATE_ACTIVE &&
+		      stp_pmu_read_fast(e, &v))) {
 			e->pmu->read(e);
+			v = local64_read(&e->count);
+		}
+	} else {
 		v = local64_read(&e->count);
 	}
 	local_irq_restore(flags);

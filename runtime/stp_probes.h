@@ -66,6 +66,8 @@ static void stp_run_probe(const struct stp_probe *p, struct pt_regs *regs,
 	c->nesting = 0;
 	c->actions = 0;
 	p->body(c);
+	if (unlikely(c->error))
+		stp_report_error(c);
 	c->probe = NULL;
 	c->regs = NULL;
 	if (p->lock)
@@ -186,6 +188,7 @@ static int stp_probe_check(const struct stp_probe *p)
 	switch (p->kind) {
 	case STP_PROBE_BEGIN:
 	case STP_PROBE_END:
+	case STP_PROBE_ERROR:
 		return 0;
 	case STP_PROBE_KPROBE:
 	case STP_PROBE_KRETPROBE:
@@ -219,6 +222,11 @@ static int stp_probe_register_one(struct stp_probe *p)
 		p->u.rp.kp.symbol_name = p->symbol;
 		p->u.rp.handler = stp_kretprobe_handler;
 		rc = register_kretprobe(&p->u.rp);
+	}
+	if (rc && p->optional) {
+		stp_info("optional probe %s (%s) skipped: %s (%d)\n", p->name,
+			 p->loc, stp_probe_errno_text(rc), rc);
+		return 0;
 	}
 	if (rc) {
 		stp_err("cannot register probe %s (%s) at %s+%u: %s (%d)\n",

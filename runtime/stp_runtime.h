@@ -16,6 +16,8 @@
 #include "stp_output.h"
 #include "stp_builtins.h"
 #include "stp_stat.h"
+#include "stp_string.h"
+#include "stp_map.h"
 #include "stp_pmu.h"
 #include "stp_probes.h"
 

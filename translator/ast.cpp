@@ -37,4 +37,38 @@ std::string quote_string(const std::string &s)
 	return out + "\"";
 }
 
+ExprPtr clone_expr(const Expr &e)
+{
+	auto c = std::make_unique<Expr>(e.kind, e.loc);
+	c->number = e.number;
+	c->text = e.text;
+	c->prefix = e.prefix;
+	for (const ExprPtr &a : e.args)
+		c->args.push_back(a ? clone_expr(*a) : nullptr);
+	return c;
+}
+
+StmtPtr clone_stmt(const Stmt &s)
+{
+	auto c = std::make_unique<Stmt>(s.kind, s.loc);
+	if (s.expr)
+		c->expr = clone_expr(*s.expr);
+	for (const StmtPtr &b : s.body)
+		c->body.push_back(b ? clone_stmt(*b) : nullptr);
+	for (const ExprPtr &e : s.exprs)
+		c->exprs.push_back(e ? clone_expr(*e) : nullptr);
+	c->names = s.names;
+	c->name_locs = s.name_locs;
+	c->name = s.name;
+	c->value = s.value;
+	c->value_loc = s.value_loc;
+	c->array_loc = s.array_loc;
+	c->sort_col = s.sort_col;
+	c->sort_dir = s.sort_dir;
+	if (s.limit)
+		c->limit = clone_expr(*s.limit);
+	c->text = s.text;
+	return c;
+}
+
 } // namespace stap_pmu

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "translator/source.h"
+#include "translator/types.h"
 
 namespace stap_pmu {
 
@@ -26,7 +27,10 @@ enum class ExprKind {
 	Assign,  // args[0] op args[1]: = += -= *= /= %= .= <<<
 	IncDec,  // op "++"/"--", prefix flag, args[0]
 	Call,    // name(args): builtins and functions
-	AtCall,  // @name(args): @pmu("EV"), @count(x), ...
+	AtCall,  // @name(args): @pmu("EV"), @count(x), @hist_log(x) ...
+	Index,   // text[args...]: array element
+	In,      // [args...] in text  (a single key may be written without [ ])
+	EmbeddedC, // %{ text %} used as an expression (guru mode)
 };
 
 struct Expr {
@@ -41,11 +45,20 @@ struct Expr {
 };
 
 enum class StmtKind {
-	Block, // body
-	Expr,  // expr
-	If,    // expr, body[0] then, body[1] else (optional)
-	Empty, // ;
-	Next,  // next
+	Block,    // body
+	Expr,     // expr
+	If,       // expr, body[0] then, body[1] else (optional)
+	Empty,    // ;
+	Next,     // next
+	Return,   // return [expr]
+	Break,    // break
+	Continue, // continue
+	While,    // while (expr) body[0]
+	For,      // for (exprs[0]; exprs[1]; exprs[2]) body[0]; each may be null
+	Foreach,  // foreach (value = [names...] in array sort limit) body[0]
+	Delete,   // delete expr (Var or Index)
+	Try,      // try body[0] catch (name) body[1]
+	EmbeddedC, // %{ text %} inside a body
 };
 
 struct Stmt {
@@ -53,6 +66,16 @@ struct Stmt {
 	SourceLoc loc;
 	ExprPtr expr;
 	std::vector<StmtPtr> body;
+	std::vector<ExprPtr> exprs;     // For: init, cond, step (null when absent)
+	std::vector<std::string> names; // Foreach: key variables
+	std::vector<SourceLoc> name_locs;
+	std::string name;               // Foreach: array; Try: catch variable
+	std::string value;              // Foreach: value variable ("" if none)
+	SourceLoc value_loc, array_loc;
+	int sort_col = -1;              // Foreach: -1 none, 0 value, k+1 key k
+	int sort_dir = 0;               // +1 ascending, -1 descending
+	ExprPtr limit;                  // Foreach: optional
+	std::string text;               // EmbeddedC
 
 	Stmt(StmtKind k, SourceLoc l) : kind(k), loc(l) {}
 };
@@ -71,26 +94,63 @@ struct ProbeComponent {
 struct ProbePoint {
 	SourceLoc loc;
 	std::vector<ProbeComponent> components;
+	bool optional = false;   // '?'
+	bool sufficient = false; // '!'
+	ExprPtr cond;            // if (cond)
 };
 
 struct Probe {
 	SourceLoc loc;
 	std::vector<ProbePoint> points; // "probe a, b { }"
 	StmtPtr body;
+	// probe NAME = points { } (alias, prologue) or NAME += points (epilogue)
+	bool is_alias = false;
+	bool epilogue = false;
+	std::vector<ProbePoint> alias_names;
+	bool from_tapset = false;
 };
 
 struct Global {
 	SourceLoc loc;
 	std::string name;
-	ExprPtr init; // optional literal initializer
+	ExprPtr init;        // optional literal initializer
+	bool array = false;  // global a[N]
+	int64_t size = 0;    // N (0: default MAXMAPENTRIES)
+	bool wrap = false;   // global a%[N] / a%
+	bool is_private = false;
+	bool from_tapset = false;
+};
+
+struct Param {
+	std::string name;
+	Type type = Type::Unknown; // declared with :long / :string
+	SourceLoc loc;
+};
+
+struct Function {
+	SourceLoc loc;
+	std::string name;
+	Type ret = Type::Unknown; // declared with name:type
+	std::vector<Param> params;
+	StmtPtr body;             // null for embedded-C functions
+	std::string embedded;     // %{ %} body (guru mode)
+	bool is_private = false;
+	bool from_tapset = false;
 };
 
 struct Script {
 	std::vector<Global> globals;
 	std::vector<Probe> probes;
+	std::vector<Function> functions;
+	std::vector<std::string> embedded; // top-level %{ %} blocks
+	// order of top-level items as written, for printing: 'g', 'p', 'f', 'e'
+	std::vector<std::pair<char, size_t>> order;
 };
 
 // Spelling of a probe point as SystemTap prints it: kprobe.function("f").return
 std::string probe_point_str(const ProbePoint &pp);
+
+ExprPtr clone_expr(const Expr &e);
+StmtPtr clone_stmt(const Stmt &s);
 
 } // namespace stap_pmu

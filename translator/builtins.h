@@ -1,5 +1,6 @@
 // builtins.h - builtin functions: name, types, and the C the code generator
-// emits for a call. printf is special (format checked in format.h).
+// emits for a call. printf, sprintf, print, println, sprint, sprintln,
+// printd and printdln are special (see sema.cpp and codegen.cpp).
 #pragma once
 
 #include <string>
@@ -13,9 +14,12 @@ struct Builtin {
 	const char *name;
 	Type ret;
 	std::vector<Type> params;
-	// C expression; "$1".."$9" are the arguments, "c" the probe context.
+	// C expression; "$1".."$9" are the arguments, "c" the probe context,
+	// "$t" a fresh string temporary (MAXSTRINGLEN bytes) for the result.
 	const char *c_template;
 	const char *summary;
+	size_t optional = 0;   // trailing parameters that may be left out
+	bool may_fail = false; // can raise a script error
 };
 
 const Builtin *find_builtin(const std::string &name);

@@ -11,6 +11,12 @@ void Diagnostics::error(SourceLoc loc, std::string msg, std::string hint)
 
 void Diagnostics::warning(SourceLoc loc, std::string msg, std::string hint)
 {
+	if (wmode_ == WarningMode::Suppress)
+		return;
+	if (wmode_ == WarningMode::AsErrors) {
+		error(loc, std::move(msg) + " (warnings are errors with -W)", std::move(hint));
+		return;
+	}
 	diags_.push_back({Severity::Warning, loc, std::move(msg), std::move(hint)});
 }
 

@@ -27,6 +27,10 @@ public:
 	void error(SourceLoc loc, std::string msg, std::string hint = {});
 	void warning(SourceLoc loc, std::string msg, std::string hint = {});
 
+	// -w: warnings are dropped; -W: warnings are reported as errors.
+	enum class WarningMode { Report, Suppress, AsErrors };
+	void set_warning_mode(WarningMode m) { wmode_ = m; }
+
 	bool has_errors() const { return errors_ != 0; }
 	unsigned error_count() const { return errors_; }
 	const std::vector<Diagnostic> &all() const { return diags_; }
@@ -37,6 +41,7 @@ public:
 private:
 	std::vector<Diagnostic> diags_;
 	unsigned errors_ = 0;
+	WarningMode wmode_ = WarningMode::Report;
 };
 
 std::string render_diagnostic(const Diagnostic &d);

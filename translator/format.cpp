@@ -22,19 +22,25 @@ std::optional<Format> parse_format(const std::string &fmt, SourceLoc loc, Diagno
 		}
 		size_t start = i++;
 		std::string spec = "%";
+		std::vector<FormatArg> stars;
 		while (i < fmt.size() && std::strchr("-+ #0", fmt[i]))
 			spec += fmt[i++];
-		while (i < fmt.size() && std::isdigit(static_cast<unsigned char>(fmt[i])))
+		if (i < fmt.size() && fmt[i] == '*') {
 			spec += fmt[i++];
-		if (i < fmt.size() && fmt[i] == '.') {
-			spec += fmt[i++];
+			stars.push_back({'*', Type::Long, "*"});
+		} else {
 			while (i < fmt.size() && std::isdigit(static_cast<unsigned char>(fmt[i])))
 				spec += fmt[i++];
 		}
-		if (i < fmt.size() && fmt[i] == '*') {
-			diags.error(loc, "printf format: '*' width is not supported yet in '" +
-						 fmt.substr(start, i - start + 1) + "'");
-			return std::nullopt;
+		if (i < fmt.size() && fmt[i] == '.') {
+			spec += fmt[i++];
+			if (i < fmt.size() && fmt[i] == '*') {
+				spec += fmt[i++];
+				stars.push_back({'*', Type::Long, ".*"});
+			} else {
+				while (i < fmt.size() && std::isdigit(static_cast<unsigned char>(fmt[i])))
+					spec += fmt[i++];
+			}
 		}
 		// SystemTap accepts C length modifiers and ignores them.
 		while (i < fmt.size() && std::strchr("hlLqjzt", fmt[i]))
@@ -45,36 +51,39 @@ std::optional<Format> parse_format(const std::string &fmt, SourceLoc loc, Diagno
 			return std::nullopt;
 		}
 		char conv = fmt[i];
+		std::string whole = fmt.substr(start, i - start + 1);
+		for (FormatArg &s : stars)
+			s.spec = "'" + s.spec + "' in '" + whole + "'";
+		Type t = Type::Long;
 		switch (conv) {
 		case 'd':
 		case 'i':
 			out.kernel_fmt += spec + "lld";
-			out.convs.push_back({conv, Type::Long});
 			break;
 		case 'u':
 		case 'x':
 		case 'X':
 		case 'o':
 			out.kernel_fmt += spec + "ll" + conv;
-			out.convs.push_back({conv, Type::Long});
 			break;
 		case 'c':
 			out.kernel_fmt += spec + "c";
-			out.convs.push_back({conv, Type::Long});
 			break;
 		case 'p':
-			out.kernel_fmt += spec + "p";
-			out.convs.push_back({conv, Type::Long});
+			// SystemTap prints the address itself, not a hashed pointer
+			out.kernel_fmt += spec.size() > 1 ? spec + "llx" : std::string("0x%016llx");
 			break;
 		case 's':
 			out.kernel_fmt += spec + "s";
-			out.convs.push_back({conv, Type::String});
+			t = Type::String;
 			break;
 		default:
 			diags.error(loc, std::string("printf format: unknown conversion '%") + conv + "'",
 				    "conversions: %d %i %u %x %X %o %c %p %s %%");
 			return std::nullopt;
 		}
+		out.args.insert(out.args.end(), stars.begin(), stars.end());
+		out.args.push_back({conv, t, whole});
 	}
 	return out;
 }

@@ -11,14 +11,16 @@
 
 namespace stap_pmu {
 
-struct Conversion {
-	char conv;   // d i u x X o c s p
-	Type type;   // type the argument must have
+// One argument a format consumes: a '*' width or precision, or a value.
+struct FormatArg {
+	char conv;        // d i u x X o c s p, or '*'
+	Type type;        // type the argument must have
+	std::string spec; // "%-10s", "*" in "%*d" (for messages)
 };
 
 struct Format {
 	std::string kernel_fmt; // e.g. "%lld calls\n"
-	std::vector<Conversion> convs;
+	std::vector<FormatArg> args;
 };
 
 // Reports errors at loc (the format string's location).

@@ -53,6 +53,8 @@ KbuildResult kbuild(const KbuildRequest &req)
 		cmd += " ARCH=" + shell_quote(req.arch);
 	if (!req.cross_compile.empty())
 		cmd += " CROSS_COMPILE=" + shell_quote(req.cross_compile);
+	for (const std::string &v : req.make_vars)
+		cmd += " " + shell_quote(v);
 	cmd += " modules 2>&1";
 	FILE *p = popen(cmd.c_str(), "r");
 	if (!p) {

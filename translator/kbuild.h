@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace stap_pmu {
 
@@ -13,6 +14,7 @@ struct KbuildRequest {
 	std::string work_dir;     // where NAME.c, Makefile and NAME.ko go
 	std::string arch;         // "" = native; "arm64" with cross_compile
 	std::string cross_compile;
+	std::vector<std::string> make_vars; // -B NAME=VALUE, passed to make as is
 	bool verbose = false;
 };
 

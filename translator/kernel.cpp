@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cctype>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -244,6 +245,65 @@ std::string cache_dir()
 	if (h && *h)
 		return std::string(h) + "/.cache/stap-pmu";
 	return "/tmp/stap-pmu-cache-" + std::to_string(getuid());
+}
+
+std::string normalize_arch(const std::string &arch)
+{
+	if (arch == "arm64" || arch == "aarch64")
+		return "arm64";
+	if (arch == "amd64" || arch == "x86_64" || arch == "x86")
+		return "amd64";
+	return "";
+}
+
+std::vector<std::string> foreign_kernel_roots(const std::string &debian_arch)
+{
+	std::vector<std::string> v;
+	std::string up = debian_arch;
+	for (char &c : up)
+		c = (char)toupper((unsigned char)c);
+	if (const char *e = getenv(("STAP_PMU_" + up + "_ROOT").c_str()); e && *e)
+		v.push_back(e);
+	v.push_back("/var/cache/stap-pmu/" + debian_arch);
+	v.push_back(cache_dir() + "/" + debian_arch);
+	return v;
+}
+
+GuestKernel find_foreign_kernel(const std::string &debian_arch, const std::string &release)
+{
+	auto roots = foreign_kernel_roots(debian_arch);
+	for (const std::string &root : roots) {
+		std::vector<std::string> rels;
+		std::error_code ec;
+		for (const auto &e : fs::directory_iterator(root, ec)) {
+			std::string n = e.path().filename().string();
+			if (!is_file(e.path().string() + "/.complete"))
+				continue;
+			if (release.empty() || n == release)
+				rels.push_back(n);
+		}
+		if (rels.empty())
+			continue;
+		sort_versions(rels);
+		GuestKernel k;
+		std::string base = root + "/" + rels.back();
+		k.release = rels.back();
+		k.vmlinuz = base + "/boot/vmlinuz-" + k.release;
+		BuildTree t = find_build_tree(base + "/usr/src/linux-headers-" + k.release);
+		k.build_dir = t.dir;
+		k.arch = t.arch;
+		k.busybox = base + "/bin/busybox";
+		if (!is_file(k.vmlinuz))
+			throw Error("unpacked " + debian_arch + " kernel " + base + " has no " + k.vmlinuz +
+				    "; run scripts/install-deps.sh again");
+		return k;
+	}
+	std::string where;
+	for (const auto &r : roots)
+		where += (where.empty() ? "" : ", ") + r;
+	throw Error("no " + debian_arch + " kernel " + (release.empty() ? "" : release + " ") +
+		    "unpacked in " + where + "; run scripts/install-deps.sh as root (it downloads " +
+		    "linux-headers, linux-image and busybox-static for " + debian_arch + ")");
 }
 
 std::vector<size_t> find_xz_offsets(std::string_view data)

@@ -51,6 +51,7 @@ struct GuestKernel {
 	std::string vmlinux;   // extracted uncompressed ELF (PVH boot); "" if unavailable
 	std::string build_dir; // matching kbuild tree
 	std::string arch;      // kbuild ARCH of the tree
+	std::string busybox;   // static busybox for the guest ("" : the host's /bin/busybox)
 	const std::string &boot_image() const { return vmlinux.empty() ? vmlinuz : vmlinux; }
 };
 
@@ -59,6 +60,20 @@ struct GuestKernel {
 // Throws Error when no such kernel exists or it is unreadable.
 GuestKernel find_guest_kernel(const std::string &release = "", bool extract = true,
 			      bool verbose = false);
+
+// Kernels of another architecture (arm64), downloaded and unpacked by
+// scripts/install-deps.sh as <root>/<release>/ holding boot/vmlinuz-<release>,
+// usr/src/linux-headers-<release> and bin/busybox, with a .complete stamp.
+// Roots, in order: $STAP_PMU_ARM64_ROOT, /var/cache/stap-pmu/arm64,
+// cache_dir()/arm64.
+std::vector<std::string> foreign_kernel_roots(const std::string &debian_arch);
+
+// The newest (or exactly `release`) unpacked kernel for debian_arch ("arm64").
+// Throws Error naming the roots searched and the set-up script.
+GuestKernel find_foreign_kernel(const std::string &debian_arch, const std::string &release = "");
+
+// "arm64" for arm64/aarch64, "amd64" for amd64/x86_64/x86; "" otherwise.
+std::string normalize_arch(const std::string &arch);
 
 // $XDG_CACHE_HOME/stap-pmu, else $HOME/.cache/stap-pmu (not created here).
 std::string cache_dir();

@@ -15,9 +15,12 @@ constexpr std::array keywords = {
 	"private", "try",   "catch",    "limit",
 };
 
+// Keywords that may also be probe point components or identifiers in
+// some positions are handled by the parser (e.g. "return" in a.return).
+
 // Longest first, so that "<<<" wins over "<<" and "<".
 constexpr std::array puncts = {
-	"<<<", ">>=", "<<=", "++", "--", "+=", "-=", "*=", "/=", "%=", ".=", "&=", "|=",
+	"<<<", ">>=", "%(", "%?", "%:", "%)", "<<=", "++", "--", "+=", "-=", "*=", "/=", "%=", ".=", "&=", "|=",
 	"^=",  "==",  "!=",  "<=", ">=", "&&", "||", "<<", ">>", "+",  "-",  "*",  "/",
 	"%",   ".",   "=",   "<",  ">",  "!",  "~",  "&",  "|",  "^",  "(",  ")",  "{",
 	"}",   "[",   "]",   ",",  ";",  "?",  ":",
@@ -120,6 +123,8 @@ private:
 			return number(t);
 		if (c == '"')
 			return string(t);
+		if (c == '%' && peek(1) == '{')
+			return embedded(t);
 		for (std::string_view p : puncts) {
 			if (src_.compare(pos_, p.size(), p) == 0) {
 				t.kind = Tok::Punct;
@@ -139,6 +144,22 @@ private:
 	{
 		const char *d = "0123456789abcdef";
 		return std::string{d[(v >> 4) & 15], d[v & 15]};
+	}
+
+	bool embedded(Token &t)
+	{
+		advance(2);
+		size_t start = pos_;
+		while (pos_ < src_.size() && !(peek() == '%' && peek(1) == '}'))
+			advance();
+		if (pos_ >= src_.size()) {
+			diags_.error(t.loc, "unterminated embedded C: '%{' has no matching '%}'");
+			return false;
+		}
+		t.kind = Tok::Embedded;
+		t.text = src_.substr(start, pos_ - start);
+		advance(2);
+		return true;
 	}
 
 	bool ident(Token &t)
@@ -221,7 +242,36 @@ private:
 				case '\\': v += '\\'; break;
 				case '"': v += '"'; break;
 				case '\'': v += '\''; break;
-				case '0': v += '\0'; break;
+				case 'a': v += '\a'; break;
+				case 'b': v += '\b'; break;
+				case 'f': v += '\f'; break;
+				case 'v': v += '\v'; break;
+				case 'x': {
+					unsigned val = 0, n = 0;
+					while (n < 2 && std::isxdigit(static_cast<unsigned char>(peek(2 + n)))) {
+						char h = static_cast<char>(std::tolower(static_cast<unsigned char>(peek(2 + n))));
+						val = val * 16 + (std::isdigit(static_cast<unsigned char>(h)) ? h - '0' : h - 'a' + 10);
+						n++;
+					}
+					if (!n) {
+						diags_.error(loc(), "\\x escape has no hexadecimal digits");
+						return false;
+					}
+					v += static_cast<char>(val);
+					advance(2 + n);
+					continue;
+				}
+				case '0': case '1': case '2': case '3':
+				case '4': case '5': case '6': case '7': {
+					unsigned val = 0, n = 0;
+					while (n < 3 && peek(1 + n) >= '0' && peek(1 + n) <= '7') {
+						val = val * 8 + (peek(1 + n) - '0');
+						n++;
+					}
+					v += static_cast<char>(val & 0xff);
+					advance(1 + n);
+					continue;
+				}
 				case '\n': break; // line continuation
 				default:
 					diags_.error(loc(), std::string("unknown escape sequence '\\") + e + "'");
@@ -262,6 +312,7 @@ const char *tok_kind_name(Tok k)
 	case Tok::String: return "string";
 	case Tok::Keyword: return "keyword";
 	case Tok::Punct: return "punctuation";
+	case Tok::Embedded: return "embedded C";
 	}
 	return "token";
 }
@@ -275,6 +326,8 @@ std::string describe(const Token &t)
 		return "string \"" + t.text + "\"";
 	case Tok::AtIdent:
 		return "'@" + t.text + "'";
+	case Tok::Embedded:
+		return "embedded C '%{'";
 	default:
 		return "'" + t.text + "'";
 	}

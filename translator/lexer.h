@@ -18,6 +18,7 @@ enum class Tok {
 	String,  // text holds the decoded value
 	Keyword, // global probe function if else ... (text holds the word)
 	Punct,   // operators and punctuation (text holds the spelling)
+	Embedded, // %{ ... %}: text holds the C between the markers
 };
 
 struct Token {

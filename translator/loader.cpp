@@ -680,6 +680,8 @@ int run_module(const LoadOptions &opts)
 		close_all();
 		return 1;
 	}
+	if (opts.verbose) // the module's init lines: the PMU row each CPU selected
+		copy_module_kmsg(kmsg, name);
 	if (kmsg >= 0)
 		close(kmsg);
 	close(ko);

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <algorithm>
 #include <iostream>
 #include <cstring>
 #include <fcntl.h>
@@ -18,7 +20,10 @@
 #include "translator/paths.h"
 #include "translator/pipeline.h"
 #include "translator/printer.h"
+#include "translator/tapsets.h"
 #include "translator/vm.h"
+
+#include <fnmatch.h>
 
 namespace fs = std::filesystem;
 using namespace stap_pmu;
@@ -36,15 +41,26 @@ struct Cli {
 	std::string release;
 	std::string module_name;
 	std::vector<std::string> defines;
-	std::string pmu_targets = "host,perf";
+	std::string pmu_targets = "host";
+	std::string pmu_fallback = "row";
+	bool list_pmu_events = false;
 	std::string pmu_encode;
 	bool keep = false;
 	bool vm = false;
-	std::string vm_cpu = "qemu64";
+	std::string vm_cpu;               // "" : qemu64 (x86), cortex-a57 (arm64)
+	std::string arch;                 // -a: target architecture ("" : the host's)
+	std::vector<std::string> kbuild_vars; // -B NAME=VALUE
+	std::string vm_arch;
 	int vm_smp = 2;
 	int vm_timeout = 300;
 	std::string vm_append;
 	bool version = false;
+	bool guru = false;                     // -g: embedded C allowed
+	bool no_warnings = false;              // -w
+	bool warnings_are_errors = false;      // -W
+	std::vector<std::string> include_dirs; // -I DIR: tapsets
+	std::string list_probes;               // -l PATTERN
+	std::string list_probes_vars;          // -L PATTERN
 };
 
 [[noreturn]] void die(const std::string &msg)
@@ -115,6 +131,21 @@ int pmu_encode(const Cli &cli)
 	return any ? 0 : 1;
 }
 
+int list_pmu_events(const Cli &cli)
+{
+	if (auto err = pmu::Resolver::init())
+		die("cannot initialize libpfm4: " + *err);
+	auto arch = pmu::parse_arch(!cli.arch.empty() ? cli.arch : cli.vm_arch);
+	if (!arch)
+		die("unknown architecture '" + cli.arch + cli.vm_arch + "' (x86_64, arm64)");
+	std::string err;
+	auto targets = pmu::Resolver::expand_targets(split_list(cli.pmu_targets), *arch, &err);
+	if (!err.empty())
+		die(err);
+	std::cout << pmu::list_events(targets);
+	return 0;
+}
+
 std::unique_ptr<SourceFile> load_script(const Cli &cli)
 {
 	if (!cli.expr.empty())
@@ -146,12 +177,93 @@ void check_host_can_load()
 		die("loading a kernel module needs root; run stap-pmu as root (or use --vm)");
 }
 
+// Kernel facts for %( %) conditionals: the tree pass 4 will build against
+// (the guest's with --vm); the host's uname when there is none.
+PreprocInput kernel_facts(const Cli &cli)
+{
+	std::string arch = !cli.arch.empty() ? cli.arch : cli.vm_arch;
+	try {
+		if (!arch.empty() && kernel::normalize_arch(arch) != kernel::host_debian_arch()) {
+			PreprocInput in = host_preproc_input();
+			in.arch = kernel::normalize_arch(arch) == "arm64" ? "arm64" : arch;
+			return in;
+		}
+		if (cli.vm) {
+			kernel::GuestKernel g = kernel::find_guest_kernel(cli.release, false, false);
+			return preproc_input_from_tree(g.build_dir, g.release, g.arch);
+		}
+		kernel::BuildTree t = kernel::find_build_tree(cli.release);
+		return preproc_input_from_tree(t.dir, t.release, t.arch);
+	} catch (const kernel::Error &) {
+		return host_preproc_input();
+	}
+}
+
+ParseOptions parse_options(const Cli &cli)
+{
+	ParseOptions po;
+	po.pp = kernel_facts(cli);
+	po.pp.guru = cli.guru;
+	po.tapset_dirs = cli.include_dirs;
+	po.tapset_dirs.push_back(tapset_dir());
+	return po;
+}
+
+// -l / -L PATTERN: the probe points matching a glob, for the kinds that
+// exist (kprobe symbols from the target kernel's System.map or kallsyms).
+int list_probes(const Cli &cli)
+{
+	std::string pat = !cli.list_probes.empty() ? cli.list_probes : cli.list_probes_vars;
+	ParseOptions po = parse_options(cli);
+	std::vector<std::string> names = {"begin", "end", "error", "timer.s(N)", "timer.ms(N)",
+					  "timer.us(N)", "timer.ns(N)", "timer.hz(N)"};
+	for (const std::string &a : tapset_aliases(load_tapsets(po.tapset_dirs, po.pp)))
+		names.push_back(a);
+	const std::string kp = "kprobe.function(\"";
+	if (pat.rfind("kprobe", 0) == 0) {
+		std::string sym_glob = "*";
+		if (pat.rfind(kp, 0) == 0) {
+			size_t end = pat.find('"', kp.size());
+			sym_glob = pat.substr(kp.size(), end == std::string::npos ? end : end - kp.size());
+		}
+		std::vector<std::string> maps = {"/boot/System.map-" + po.pp.kernel_vr, "/proc/kallsyms"};
+		for (const std::string &m : maps) {
+			std::ifstream f(m);
+			if (!f)
+				continue;
+			std::set<std::string> seen;
+			size_t lines = 0;
+			for (std::string addr, type, sym; f >> addr >> type >> sym; lines++) {
+				std::string rest;
+				std::getline(f, rest);
+				if ((type == "t" || type == "T") && sym.find('.') == std::string::npos &&
+				    fnmatch(sym_glob.c_str(), sym.c_str(), 0) == 0 && seen.insert(sym).second) {
+					names.push_back(kp + sym + "\")");
+					names.push_back(kp + sym + "\").return");
+				}
+			}
+			if (lines > 1) // Debian ships a one-line placeholder System.map
+				break;
+		}
+	}
+	std::sort(names.begin(), names.end());
+	int n = 0;
+	for (const std::string &name : names)
+		if (fnmatch(pat.c_str(), name.c_str(), 0) == 0) {
+			std::cout << name << "\n";
+			n++;
+		}
+	return n ? 0 : 1;
+}
+
 int run(const Cli &cli)
 {
 	Timer timer(cli.verbose);
 	Diagnostics diags;
 	TranslateOptions topts;
 	topts.pmu_targets = split_list(cli.pmu_targets);
+	topts.pmu_fallback = cli.pmu_fallback;
+	topts.pmu_arch = !cli.arch.empty() ? cli.arch : cli.vm_arch;
 	topts.module_name = cli.module_name;
 	topts.version = STAP_PMU_VERSION;
 	for (const std::string &d : cli.defines) {
@@ -165,7 +277,11 @@ int run(const Cli &cli)
 		die("module name '" + cli.module_name +
 		    "' must be letters, digits and '_' (not starting with a digit)");
 
-	Parsed parsed = parse_pass(load_script(cli), diags);
+	if (cli.no_warnings)
+		diags.set_warning_mode(Diagnostics::WarningMode::Suppress);
+	else if (cli.warnings_are_errors)
+		diags.set_warning_mode(Diagnostics::WarningMode::AsErrors);
+	Parsed parsed = parse_pass(load_script(cli), parse_options(cli), diags);
 	timer.pass("Pass 1: parsed user script");
 	if (diags.has_errors()) {
 		diags.render(std::cerr);
@@ -179,6 +295,9 @@ int run(const Cli &cli)
 	Elaborated elab = elaborate_pass(parsed, topts, diags);
 	diags.render(std::cerr);
 	timer.pass("Pass 2: analyzed script");
+	if (cli.verbose && !elab.sema.events.empty() && !diags.has_errors())
+		for (const std::string &line : pmu_summary(elab.pmu))
+			std::cerr << line << "\n";
 	if (diags.has_errors())
 		return 1;
 	if (cli.pass == 2) {
@@ -192,13 +311,30 @@ int run(const Cli &cli)
 		return 0;
 	}
 
+	// -a ARCH / --vm-arch ARCH: a foreign arch builds against the kernel that
+	// scripts/install-deps.sh unpacked, cross-compiling with kbuild.
+	std::string host_arch = kernel::host_debian_arch();
+	std::string arch = kernel::normalize_arch(!cli.arch.empty() ? cli.arch
+						  : !cli.vm_arch.empty() ? cli.vm_arch : host_arch);
+	if (arch.empty())
+		die("unsupported architecture '" + (cli.arch.empty() ? cli.vm_arch : cli.arch) +
+		    "' (supported: x86_64, arm64)");
+	if (!cli.arch.empty() && !cli.vm_arch.empty() && kernel::normalize_arch(cli.vm_arch) != arch)
+		die("-a " + cli.arch + " and --vm-arch " + cli.vm_arch + " disagree");
+	bool foreign = arch != host_arch;
+	if (cli.pass >= 5 && !cli.vm && foreign)
+		die("a module built for " + arch + " cannot be loaded on this " + host_arch +
+		    " host; add --vm to run it in an " + arch + " guest");
 	if (cli.pass >= 5 && !cli.vm)
 		check_host_can_load(); // before spending seconds in kbuild
 	// Pass 4: the kernel we build for is the guest's with --vm.
 	kernel::BuildTree tree;
 	kernel::GuestKernel guest;
 	try {
-		if (cli.vm) {
+		if (foreign) {
+			guest = kernel::find_foreign_kernel(arch, cli.release);
+			tree = {guest.build_dir, guest.release, guest.arch};
+		} else if (cli.vm) {
 			guest = kernel::find_guest_kernel(cli.release, cli.pass >= 5, cli.verbose > 0);
 			tree = {guest.build_dir, guest.release, guest.arch};
 		} else {
@@ -214,6 +350,19 @@ int run(const Cli &cli)
 	kr.build_tree = tree.dir;
 	kr.runtime_dir = fs::absolute(runtime_dir()).string();
 	kr.work_dir = work;
+	for (const std::string &v : cli.kbuild_vars) {
+		if (v.find('=') == std::string::npos || v.find('\n') != std::string::npos)
+			die("bad -B option '" + v + "': expected NAME=VALUE");
+		if (v.rfind("CROSS_COMPILE=", 0) == 0)
+			kr.cross_compile = v.substr(strlen("CROSS_COMPILE="));
+		else
+			kr.make_vars.push_back(v);
+	}
+	if (foreign) {
+		kr.arch = tree.arch;
+		if (kr.cross_compile.empty() && arch == "arm64")
+			kr.cross_compile = "aarch64-linux-gnu-";
+	}
 	KbuildResult kres = kbuild(kr);
 	timer.pass("Pass 4: compiled C into \"" + tr.module_name + ".ko\" for " + tree.release);
 	if (!kres.ok) {
@@ -243,9 +392,12 @@ int run(const Cli &cli)
 		vo.module_name = tr.module_name;
 		vo.command = cli.command;
 		vo.kernel = guest;
-		vo.loader_path = guest_bin_dir() + "/stap-pmu-loader";
-		vo.workload_path = guest_bin_dir() + "/pmu-workload";
-		vo.cpu = cli.vm_cpu;
+		vm::set_arch_defaults(vo, guest.arch.empty() ? "x86" : guest.arch);
+		std::string gbin = guest_bin_dir() + (vo.arch == "arm64" ? "/arm64" : "");
+		vo.loader_path = gbin + "/stap-pmu-loader";
+		vo.workload_path = gbin + "/pmu-workload";
+		if (!cli.vm_cpu.empty())
+			vo.cpu = cli.vm_cpu;
 		vo.smp = cli.vm_smp;
 		vo.extra_cmdline = cli.vm_append;
 		vo.timeout_s = cli.vm_timeout;
@@ -298,15 +450,43 @@ int main(int argc, char **argv)
 	app.add_option("-m", cli.module_name, "Name the module NAME (keeps NAME.ko)")
 		->option_text("NAME");
 	app.add_option("-D", cli.defines, "Define NAME[=VALUE] for the module (limits)")
-		->option_text("NAME=VALUE");
+		->option_text("NAME=VALUE")
+		->allow_extra_args(false);
 	app.add_flag("-k", cli.keep, "Keep the temporary directory");
+	app.add_flag("-g", cli.guru, "Guru mode: accept embedded C (%{ %})");
+	app.add_flag("-w", cli.no_warnings, "Suppress warnings");
+	app.add_flag("-W", cli.warnings_are_errors, "Treat warnings as errors");
+	app.add_option("-I", cli.include_dirs, "Search DIR for tapsets (before tapsets/)")
+		->option_text("DIR")
+		->allow_extra_args(false);
+	app.add_option("-l", cli.list_probes, "List probe points matching PATTERN")
+		->option_text("PATTERN");
+	app.add_option("-L", cli.list_probes_vars,
+		       "List probe points matching PATTERN (no context variables exist)")
+		->option_text("PATTERN");
 	app.add_option("--pmu-targets", cli.pmu_targets,
 		       "Comma-separated libpfm4 PMUs the module carries rows for (host = this CPU)")
 		->option_text("LIST");
+	app.add_option("--pmu-fallback", cli.pmu_fallback,
+		       "none | row (default: add the generic perf row) | generic (also use generic "
+		       "encodings for events a target lacks)")
+		->option_text("MODE");
+	app.add_flag("--list-pmu-events", cli.list_pmu_events,
+		     "List the events of the --pmu-targets PMUs (default host) and the portable ones");
 	app.add_option("--pmu-encode", cli.pmu_encode, "Print EVENT's encoding for each target")
 		->option_text("EVENT");
 	app.add_flag("--vm", cli.vm, "Run in a throwaway QEMU guest booting the installed kernel");
-	app.add_option("--vm-cpu", cli.vm_cpu, "QEMU CPU model of the guest")->option_text("MODEL");
+	app.add_option("-a", cli.arch, "Build for ARCH (arm64: cross-build; with --vm, an arm64 guest)")
+		->option_text("ARCH");
+	app.add_option("-B", cli.kbuild_vars,
+		       "Pass NAME=VALUE to kbuild's make (CROSS_COMPILE, default aarch64-linux-gnu- for arm64)")
+		->option_text("NAME=VALUE")
+		->allow_extra_args(false);
+	app.add_option("--vm-arch", cli.vm_arch, "Guest architecture: x86_64 or arm64 (implied by -a)")
+		->option_text("ARCH");
+	app.add_option("--vm-cpu", cli.vm_cpu,
+		       "QEMU CPU model of the guest (default qemu64; arm64: cortex-a57, also cortex-a72, max)")
+		->option_text("MODEL");
 	app.add_option("--vm-smp", cli.vm_smp, "Guest CPUs")->check(CLI::Range(1, 64));
 	app.add_option("--vm-timeout", cli.vm_timeout, "Seconds before the guest is stopped");
 	app.add_option("--vm-append", cli.vm_append, "Extra guest kernel command line");
@@ -324,8 +504,12 @@ int main(int argc, char **argv)
 			  << pmu::Resolver::pfm_version() << ")\n";
 		return 0;
 	}
+	if (!cli.list_probes.empty() || !cli.list_probes_vars.empty())
+		return list_probes(cli);
 	if (!cli.pmu_encode.empty())
 		return pmu_encode(cli);
+	if (cli.list_pmu_events)
+		return list_pmu_events(cli);
 	if (!cli.command.empty() && cli.target_pid)
 		die("-c and -x cannot be used together");
 	return run(cli);

@@ -19,12 +19,30 @@ public:
 	{
 		Script s;
 		while (!at_end()) {
+			bool is_private = false;
+			if (cur().keyword("private")) {
+				is_private = true;
+				advance();
+				if (!cur().keyword("global") && !cur().keyword("function")) {
+					error_here("expected 'global' or 'function' after 'private', found " +
+						   describe(cur()));
+					sync_top();
+					continue;
+				}
+			}
 			if (cur().keyword("global")) {
-				if (!global(s))
+				if (!global(s, is_private))
 					sync_top();
 			} else if (cur().keyword("probe")) {
 				if (!probe(s))
 					sync_top();
+			} else if (cur().keyword("function")) {
+				if (!function(s, is_private))
+					sync_top();
+			} else if (cur().kind == Tok::Embedded) {
+				s.order.push_back({'e', s.embedded.size()});
+				s.embedded.push_back(cur().text);
+				advance();
 			} else {
 				error_here("expected 'probe', 'global' or 'function' at top level, found " +
 					   describe(cur()));
@@ -81,7 +99,7 @@ private:
 	void sync_top()
 	{
 		while (!at_end() && !cur().keyword("probe") && !cur().keyword("global") &&
-		       !cur().keyword("function"))
+		       !cur().keyword("function") && !cur().keyword("private"))
 			advance();
 		suppress_ = false;
 	}
@@ -100,14 +118,15 @@ private:
 			} else if (cur().punct(";") && depth == 0) {
 				advance();
 				break;
-			} else if (depth == 0 && (cur().keyword("probe") || cur().keyword("global")))
+			} else if (depth == 0 && (cur().keyword("probe") || cur().keyword("global") ||
+						  cur().keyword("function")))
 				break;
 			advance();
 		}
 		suppress_ = false;
 	}
 
-	bool global(Script &s)
+	bool global(Script &s, bool is_private)
 	{
 		advance(); // 'global'
 		do {
@@ -119,16 +138,102 @@ private:
 			Global g;
 			g.loc = cur().loc;
 			g.name = cur().text;
+			g.is_private = is_private;
 			advance();
+			if (cur().punct("%") && !peek_tok().punct("[")) {
+				advance(); // global a%: wrapping, default size
+				g.array = g.wrap = true;
+			} else if (cur().punct("%") || cur().punct("[")) {
+				if (accept("%"))
+					g.wrap = true;
+				advance(); // '['
+				g.array = true;
+				if (cur().kind != Tok::Number || cur().number <= 0) {
+					error_here("expected a positive array size, found " + describe(cur()));
+					return false;
+				}
+				g.size = cur().number;
+				advance();
+				if (!expect("]", "after the array size"))
+					return false;
+			}
 			if (accept("=")) {
+				if (g.array) {
+					error_here("an array cannot have an initializer");
+					return false;
+				}
 				ExprPtr e = literal();
 				if (!e)
 					return false;
 				g.init = std::move(e);
 			}
+			s.order.push_back({'g', s.globals.size()});
 			s.globals.push_back(std::move(g));
 		} while (accept(","));
 		accept(";");
+		return true;
+	}
+
+	bool type_name_after_colon(Type &t)
+	{
+		if (cur().kind == Tok::Ident && cur().text == "long") {
+			t = Type::Long;
+		} else if (cur().kind == Tok::Ident && cur().text == "string") {
+			t = Type::String;
+		} else {
+			error_here("expected a type ('long' or 'string'), found " + describe(cur()));
+			return false;
+		}
+		advance();
+		return true;
+	}
+
+	bool function(Script &s, bool is_private)
+	{
+		Function f;
+		f.loc = cur().loc;
+		f.is_private = is_private;
+		advance(); // 'function'
+		if (cur().kind != Tok::Ident) {
+			error_here("expected a function name, found " + describe(cur()));
+			return false;
+		}
+		f.name = cur().text;
+		advance();
+		if (accept(":") && !type_name_after_colon(f.ret))
+			return false;
+		if (!expect("(", "after the function name"))
+			return false;
+		if (!accept(")")) {
+			do {
+				if (cur().kind != Tok::Ident) {
+					error_here("expected a parameter name, found " + describe(cur()));
+					return false;
+				}
+				Param p;
+				p.name = cur().text;
+				p.loc = cur().loc;
+				advance();
+				if (accept(":") && !type_name_after_colon(p.type))
+					return false;
+				f.params.push_back(std::move(p));
+			} while (accept(","));
+			if (!expect(")", "after the function parameters"))
+				return false;
+		}
+		if (cur().kind == Tok::Embedded) {
+			f.embedded = cur().text;
+			advance();
+		} else if (cur().punct("{")) {
+			f.body = block();
+			if (!f.body)
+				return false;
+		} else {
+			error_here("expected '{' to start the function body, found " + describe(cur()));
+			return false;
+		}
+		s.order.push_back({'f', s.functions.size()});
+		s.functions.push_back(std::move(f));
 		return true;
 	}
 
@@ -161,17 +266,39 @@ private:
 		Probe p;
 		p.loc = cur().loc;
 		advance(); // 'probe'
-		do {
+		ProbePoint first;
+		if (!probe_point(first))
+			return false;
+		if (cur().punct("=") || cur().punct("+=")) {
+			p.is_alias = true;
+			p.epilogue = cur().punct("+=");
+			if (first.optional || first.sufficient || first.cond) {
+				error_at(first.loc, "an alias name cannot have '?', '!' or 'if'");
+				return false;
+			}
+			p.alias_names.push_back(std::move(first));
+			advance();
 			ProbePoint pp;
 			if (!probe_point(pp))
 				return false;
 			p.points.push_back(std::move(pp));
-		} while (accept(","));
+		} else {
+			p.points.push_back(std::move(first));
+		}
+		while (accept(",")) {
+			ProbePoint pp;
+			if (!probe_point(pp))
+				return false;
+			p.points.push_back(std::move(pp));
+		}
 		if (!cur().punct("{")) {
 			error_here("expected '{' to start the probe body, found " + describe(cur()));
 			return false;
 		}
 		p.body = block();
+		if (!p.body)
+			return false;
+		s.order.push_back({'p', s.probes.size()});
 		s.probes.push_back(std::move(p));
 		return true;
 	}
@@ -180,22 +307,33 @@ private:
 	{
 		pp.loc = cur().loc;
 		do {
-			if (cur().kind != Tok::Ident && cur().kind != Tok::Keyword) {
+			ProbeComponent c;
+			c.loc = cur().loc;
+			// a component is an identifier, a keyword (return) or a glob
+			// written with '*' ("sys_*", "*"), all without spaces
+			unsigned end_col = 0, line = cur().loc.line;
+			while ((cur().kind == Tok::Ident || cur().kind == Tok::Keyword ||
+				cur().kind == Tok::Number || cur().punct("*")) &&
+			       (c.name.empty() || (cur().loc.line == line && cur().loc.col == end_col))) {
+				if (c.name.empty() && cur().kind == Tok::Number)
+					break;
+				c.name += cur().text;
+				end_col = cur().loc.col + static_cast<unsigned>(cur().text.size());
+				advance();
+			}
+			if (c.name.empty()) {
 				error_here("expected a probe point, found " + describe(cur()));
 				return false;
 			}
-			ProbeComponent c;
-			c.name = cur().text;
-			c.loc = cur().loc;
-			advance();
 			if (accept("(")) {
 				c.has_arg = true;
 				c.arg_loc = cur().loc;
-				if (cur().kind == Tok::String) {
+				bool neg = accept("-");
+				if (cur().kind == Tok::String && !neg) {
 					c.arg_is_string = true;
 					c.str_arg = cur().text;
 				} else if (cur().kind == Tok::Number) {
-					c.num_arg = cur().number;
+					c.num_arg = neg ? -cur().number : cur().number;
 				} else {
 					error_here("expected a string or number as probe point argument, found " +
 						   describe(cur()));
@@ -207,6 +345,18 @@ private:
 			}
 			pp.components.push_back(std::move(c));
 		} while (accept("."));
+		if (accept("?"))
+			pp.optional = true;
+		else if (accept("!"))
+			pp.sufficient = pp.optional = true;
+		if (cur().keyword("if")) {
+			advance();
+			if (!expect("(", "after 'if'"))
+				return false;
+			pp.cond = expression();
+			if (!pp.cond || !expect(")", "after the probe point condition"))
+				return false;
+		}
 		return true;
 	}
 
@@ -244,6 +394,14 @@ private:
 	}
 	StmtPtr too_deep() { return too_deep_t<Stmt>(); }
 
+	StmtPtr simple(StmtKind k)
+	{
+		auto s = std::make_unique<Stmt>(k, cur().loc);
+		advance();
+		accept(";");
+		return s;
+	}
+
 	StmtPtr statement()
 	{
 		const Token &t = cur();
@@ -254,16 +412,58 @@ private:
 			advance();
 			return s;
 		}
+		if (t.kind == Tok::Embedded) {
+			auto s = std::make_unique<Stmt>(StmtKind::EmbeddedC, t.loc);
+			s->text = t.text;
+			advance();
+			return s;
+		}
 		if (t.keyword("if"))
 			return if_stmt();
-		if (t.keyword("next")) {
-			auto s = std::make_unique<Stmt>(StmtKind::Next, t.loc);
+		if (t.keyword("next"))
+			return simple(StmtKind::Next);
+		if (t.keyword("break"))
+			return simple(StmtKind::Break);
+		if (t.keyword("continue"))
+			return simple(StmtKind::Continue);
+		if (t.keyword("return")) {
+			auto s = std::make_unique<Stmt>(StmtKind::Return, t.loc);
 			advance();
+			if (!cur().punct(";") && !cur().punct("}")) {
+				s->expr = expression();
+				if (!s->expr)
+					return nullptr;
+			}
 			accept(";");
 			return s;
 		}
-		if (t.kind == Tok::Keyword && !t.keyword("delete")) {
-			error_here("'" + t.text + "' is not supported here yet");
+		if (t.keyword("delete")) {
+			auto s = std::make_unique<Stmt>(StmtKind::Delete, t.loc);
+			advance();
+			s->expr = expression();
+			if (!s->expr)
+				return nullptr;
+			accept(";");
+			return s;
+		}
+		if (t.keyword("while")) {
+			auto s = std::make_unique<Stmt>(StmtKind::While, t.loc);
+			advance();
+			if (!expect("(", "after 'while'"))
+				return nullptr;
+			s->expr = expression();
+			if (!s->expr || !expect(")", "after the 'while' condition"))
+				return nullptr;
+			return loop_body(std::move(s));
+		}
+		if (t.keyword("for"))
+			return for_stmt();
+		if (t.keyword("foreach"))
+			return foreach_stmt();
+		if (t.keyword("try"))
+			return try_stmt();
+		if (t.kind == Tok::Keyword) {
+			error_here("'" + t.text + "' cannot start a statement");
 			return nullptr;
 		}
 		auto s = std::make_unique<Stmt>(StmtKind::Expr, t.loc);
@@ -271,6 +471,154 @@ private:
 		if (!s->expr)
 			return nullptr;
 		accept(";");
+		return s;
+	}
+
+	StmtPtr loop_body(StmtPtr s)
+	{
+		if (++depth_ > max_depth)
+			return too_deep();
+		StmtPtr b = statement();
+		depth_--;
+		if (!b)
+			return nullptr;
+		s->body.push_back(std::move(b));
+		return s;
+	}
+
+	StmtPtr for_stmt()
+	{
+		auto s = std::make_unique<Stmt>(StmtKind::For, cur().loc);
+		advance();
+		if (!expect("(", "after 'for'"))
+			return nullptr;
+		const char *after[] = {";", ";", ")"};
+		const char *what[] = {"after the 'for' initializer", "after the 'for' condition",
+				      "after the 'for' step"};
+		for (int i = 0; i < 3; i++) {
+			ExprPtr e;
+			if (!cur().punct(after[i])) {
+				e = expression();
+				if (!e)
+					return nullptr;
+			}
+			s->exprs.push_back(std::move(e));
+			if (!expect(after[i], what[i]))
+				return nullptr;
+		}
+		return loop_body(std::move(s));
+	}
+
+	// [k1, k2-] or k1 : key variables with an optional sort mark
+	bool foreach_keys(Stmt &s)
+	{
+		bool bracket = accept("[");
+		do {
+			if (cur().kind != Tok::Ident) {
+				error_here("expected a key variable, found " + describe(cur()));
+				return false;
+			}
+			s.names.push_back(cur().text);
+			s.name_locs.push_back(cur().loc);
+			advance();
+			if ((cur().punct("+") || cur().punct("-")) && !sort_mark(s, s.names.size()))
+				return false;
+		} while (bracket && accept(","));
+		return !bracket || expect("]", "after the foreach keys");
+	}
+
+	bool sort_mark(Stmt &s, int col)
+	{
+		if (s.sort_col >= 0) {
+			error_here("only one sort mark ('+' or '-') is allowed in foreach");
+			return false;
+		}
+		s.sort_col = col;
+		s.sort_dir = cur().punct("+") ? 1 : -1;
+		advance();
+		return true;
+	}
+
+	StmtPtr foreach_stmt()
+	{
+		auto s = std::make_unique<Stmt>(StmtKind::Foreach, cur().loc);
+		advance();
+		if (!expect("(", "after 'foreach'"))
+			return nullptr;
+		if (cur().kind == Tok::Ident &&
+		    (peek_tok().punct("=") ||
+		     ((peek_tok().punct("+") || peek_tok().punct("-")) && peek_tok(2).punct("=")))) {
+			s->value = cur().text;
+			s->value_loc = cur().loc;
+			advance();
+			if ((cur().punct("+") || cur().punct("-")) && !sort_mark(*s, 0))
+				return nullptr;
+			advance(); // '='
+		}
+		if (!foreach_keys(*s))
+			return nullptr;
+		if (!cur().keyword("in")) {
+			error_here("expected 'in' in foreach, found " + describe(cur()));
+			return nullptr;
+		}
+		advance();
+		if (cur().kind != Tok::Ident) {
+			error_here("expected an array name after 'in', found " + describe(cur()));
+			return nullptr;
+		}
+		s->name = cur().text;
+		s->array_loc = cur().loc;
+		advance();
+		if ((cur().punct("+") || cur().punct("-")) && !sort_mark(*s, 0))
+			return nullptr;
+		if (cur().keyword("limit")) {
+			advance();
+			s->limit = expression();
+			if (!s->limit)
+				return nullptr;
+		}
+		if (!expect(")", "to close 'foreach ('"))
+			return nullptr;
+		return loop_body(std::move(s));
+	}
+
+	StmtPtr try_stmt()
+	{
+		auto s = std::make_unique<Stmt>(StmtKind::Try, cur().loc);
+		advance();
+		if (!cur().punct("{")) {
+			error_here("expected '{' after 'try', found " + describe(cur()));
+			return nullptr;
+		}
+		StmtPtr b = block();
+		if (!b)
+			return nullptr;
+		s->body.push_back(std::move(b));
+		if (!cur().keyword("catch")) {
+			error_here("expected 'catch' after the 'try' block, found " + describe(cur()));
+			return nullptr;
+		}
+		advance();
+		if (accept("(")) {
+			if (cur().kind != Tok::Ident) {
+				error_here("expected a variable name in 'catch (...)', found " +
+					   describe(cur()));
+				return nullptr;
+			}
+			s->name = cur().text;
+			s->value_loc = cur().loc;
+			advance();
+			if (!expect(")", "after the catch variable"))
+				return nullptr;
+		}
+		if (!cur().punct("{")) {
+			error_here("expected '{' after 'catch', found " + describe(cur()));
+			return nullptr;
+		}
+		StmtPtr c = block();
+		if (!c)
+			return nullptr;
+		s->body.push_back(std::move(c));
 		return s;
 	}
 
@@ -283,6 +631,8 @@ private:
 		s->expr = expression();
 		if (!s->expr || !expect(")", "after the 'if' condition"))
 			return nullptr;
+		if (++depth_ > max_depth)
+			return too_deep();
 		StmtPtr then = statement();
 		if (!then)
 			return nullptr;
@@ -294,6 +644,7 @@ private:
 				return nullptr;
 			s->body.push_back(std::move(els));
 		}
+		depth_--;
 		return s;
 	}
 
@@ -431,7 +782,24 @@ private:
 			p->args.push_back(std::move(e));
 			e = std::move(p);
 		}
+		if (e && cur().keyword("in")) {
+			auto in = std::make_unique<Expr>(ExprKind::In, e->loc);
+			in->args.push_back(std::move(e));
+			return in_array(std::move(in));
+		}
 		return e;
+	}
+
+	ExprPtr in_array(ExprPtr in)
+	{
+		advance(); // 'in'
+		if (cur().kind != Tok::Ident) {
+			error_here("expected an array name after 'in', found " + describe(cur()));
+			return nullptr;
+		}
+		in->text = cur().text;
+		advance();
+		return in;
 	}
 
 	bool call_args(Expr &call)
@@ -446,6 +814,18 @@ private:
 			call.args.push_back(std::move(a));
 		} while (accept(","));
 		return expect(")", "after function arguments");
+	}
+
+	bool index_args(Expr &e)
+	{
+		advance(); // '['
+		do {
+			ExprPtr a = expression();
+			if (!a)
+				return false;
+			e.args.push_back(std::move(a));
+		} while (accept(","));
+		return expect("]", "after the array index");
 	}
 
 	ExprPtr primary()
@@ -471,11 +851,22 @@ private:
 		}
 		case Tok::Ident: {
 			bool is_call = peek_tok().punct("(");
-			auto e = std::make_unique<Expr>(is_call ? ExprKind::Call : ExprKind::Var, t.loc);
+			bool is_index = peek_tok().punct("[");
+			auto e = std::make_unique<Expr>(is_call ? ExprKind::Call
+							: is_index ? ExprKind::Index : ExprKind::Var,
+							t.loc);
 			e->text = t.text;
 			advance();
 			if (is_call && !call_args(*e))
 				return nullptr;
+			if (is_index && !index_args(*e))
+				return nullptr;
+			return e;
+		}
+		case Tok::Embedded: {
+			auto e = std::make_unique<Expr>(ExprKind::EmbeddedC, t.loc);
+			e->text = t.text;
+			advance();
 			return e;
 		}
 		case Tok::AtIdent: {
@@ -491,6 +882,16 @@ private:
 			return e;
 		}
 		case Tok::Punct:
+			if (t.punct("[")) {
+				auto in = std::make_unique<Expr>(ExprKind::In, t.loc);
+				if (!index_args(*in))
+					return nullptr;
+				if (!cur().keyword("in")) {
+					error_here("expected 'in' after '[...]', found " + describe(cur()));
+					return nullptr;
+				}
+				return in_array(std::move(in));
+			}
 			if (t.punct("(")) {
 				advance();
 				ExprPtr e = expression();
@@ -516,7 +917,7 @@ private:
 
 } // namespace
 
-Script parse(const SourceFile &file, Diagnostics &diags)
+Script parse(const SourceFile &file, Diagnostics &diags, const PreprocInput &pp)
 {
 	unsigned before = diags.error_count();
 	std::vector<Token> toks = lex(file, diags);
@@ -524,7 +925,16 @@ Script parse(const SourceFile &file, Diagnostics &diags)
 	// only add "expected '}'" noise after the real error.
 	if (diags.error_count() != before)
 		return {};
+	toks = preprocess(std::move(toks), pp, diags);
+	if (diags.error_count() != before)
+		return {};
 	return Parser(std::move(toks), diags).run();
+}
+
+Script parse(const SourceFile &file, Diagnostics &diags)
+{
+	static const PreprocInput host = host_preproc_input();
+	return parse(file, diags, host);
 }
 
 } // namespace stap_pmu

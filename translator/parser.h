@@ -5,12 +5,16 @@
 
 #include "translator/ast.h"
 #include "translator/diagnostics.h"
+#include "translator/preprocess.h"
 #include "translator/source.h"
 
 namespace stap_pmu {
 
 // Parses a whole file. Syntax errors go to diags; the returned script holds
 // everything that parsed (it is only meaningful when diags has no errors).
+// The preprocessor (%( %) conditionals, @define macros) runs first with the
+// target kernel's facts in `pp`.
 Script parse(const SourceFile &file, Diagnostics &diags);
+Script parse(const SourceFile &file, Diagnostics &diags, const PreprocInput &pp);
 
 } // namespace stap_pmu

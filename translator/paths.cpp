@@ -31,6 +31,12 @@ std::string runtime_dir()
 		    STAP_PMU_SOURCE_DIR "/runtime");
 }
 
+std::string tapset_dir()
+{
+	return pick("STAP_PMU_TAPSETS", fs::path(self_exe_dir()) / "../share/stap-pmu/tapsets",
+		    STAP_PMU_SOURCE_DIR "/tapsets");
+}
+
 std::string guest_bin_dir()
 {
 	return pick("STAP_PMU_GUEST_BIN", fs::path(self_exe_dir()) / "../libexec/stap-pmu",

@@ -7,6 +7,7 @@
 namespace stap_pmu {
 
 std::string runtime_dir();   // runtime/ headers
+std::string tapset_dir();    // tapsets/ (.stp libraries searched by default)
 std::string guest_bin_dir(); // stap-pmu-loader, pmu-workload (static)
 std::string self_exe_dir();
 

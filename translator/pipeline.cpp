@@ -9,17 +9,30 @@
 #include "pmu/pmu.h"
 #include "translator/codegen.h"
 #include "translator/parser.h"
+#include "translator/tapsets.h"
 
 namespace stap_pmu {
 
 Parsed parse_pass(std::unique_ptr<SourceFile> source, Diagnostics &diags)
 {
+	return parse_pass(std::move(source), ParseOptions{}, diags);
+}
+
+Parsed parse_pass(std::unique_ptr<SourceFile> source, const ParseOptions &opts,
+		  Diagnostics &diags)
+{
 	Parsed p;
-	p.script = parse(*source, diags);
+	p.script = parse(*source, diags, opts.pp);
 	p.source = std::move(source);
-	if (!diags.has_errors() && p.script.probes.empty())
+	bool any = false;
+	for (const Probe &pr : p.script.probes)
+		any |= !pr.is_alias;
+	if (!diags.has_errors() && !any)
 		diags.error({p.source.get(), 1, 1}, "script has no probes",
 			    "add one, e.g. probe begin { printf(\"hello\\n\"); exit() }");
+	if (!diags.has_errors() && !opts.tapset_dirs.empty())
+		p.tapset_sources = resolve_tapsets(p.script, load_tapsets(opts.tapset_dirs, opts.pp),
+						   diags);
 	return p;
 }
 
@@ -29,7 +42,11 @@ Elaborated elaborate_pass(const Parsed &p, const TranslateOptions &opts, Diagnos
 	e.sema = analyze(p.script, diags);
 	if (diags.has_errors())
 		return e;
-	e.pmu = resolve_pmu_events(e.sema.events, opts.pmu_targets, diags);
+	PmuOptions po;
+	po.targets = opts.pmu_targets;
+	po.fallback = opts.pmu_fallback;
+	po.arch = opts.pmu_arch;
+	e.pmu = resolve_pmu_events(e.sema.events, po, diags);
 	return e;
 }
 
@@ -47,6 +64,8 @@ std::string script_hash(const std::string &text, const TranslateOptions &opts)
 	mix(text);
 	for (const std::string &t : opts.pmu_targets)
 		mix(t);
+	mix(opts.pmu_fallback);
+	mix(opts.pmu_arch);
 	for (auto &[n, v] : opts.defines)
 		mix(n + "=" + v);
 	mix(opts.version);
@@ -116,6 +135,12 @@ void print_elaborated(const Parsed &p, const Elaborated &e, std::ostream &os)
 			os << " /* missing on:";
 			for (const auto &m : e.pmu.table.missing[i])
 				os << " " << m.pmu;
+			os << " */";
+		}
+		if (i < e.pmu.table.generic.size() && !e.pmu.table.generic[i].empty()) {
+			os << " /* generic encoding on:";
+			for (const auto &g : e.pmu.table.generic[i])
+				os << " " << g;
 			os << " */";
 		}
 		os << "\n";

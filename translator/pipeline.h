@@ -10,21 +10,32 @@
 #include "translator/ast.h"
 #include "translator/diagnostics.h"
 #include "translator/pmu_pass.h"
+#include "translator/preprocess.h"
 #include "translator/sema.h"
 #include "translator/source.h"
 
 namespace stap_pmu {
 
 struct TranslateOptions {
-	std::vector<std::string> pmu_targets{"host", "perf"};
+	std::vector<std::string> pmu_targets{"host"};
+	std::string pmu_fallback = "row"; // --pmu-fallback: none | row | generic
+	std::string pmu_arch;             // -a / --vm-arch; "" : the host's
 	std::vector<std::pair<std::string, std::string>> defines;
 	std::string module_name; // "" = stap_pmu_<hash>
 	std::string version;
 };
 
+// What pass 1 needs besides the script: the target kernel's facts for the
+// preprocessor (-g allows embedded C) and the tapset directories.
+struct ParseOptions {
+	PreprocInput pp = host_preproc_input();
+	std::vector<std::string> tapset_dirs; // searched in order; empty: none
+};
+
 struct Parsed {
 	std::unique_ptr<SourceFile> source;
 	Script script;
+	std::vector<std::unique_ptr<SourceFile>> tapset_sources; // tapsets pulled in
 };
 
 struct Elaborated {
@@ -39,6 +50,8 @@ struct Translated {
 };
 
 Parsed parse_pass(std::unique_ptr<SourceFile> source, Diagnostics &diags);
+Parsed parse_pass(std::unique_ptr<SourceFile> source, const ParseOptions &opts,
+		  Diagnostics &diags);
 Elaborated elaborate_pass(const Parsed &p, const TranslateOptions &opts, Diagnostics &diags);
 Translated translate_pass(const Parsed &p, const Elaborated &e, const TranslateOptions &opts);
 

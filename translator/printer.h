@@ -1,4 +1,6 @@
-// printer.h - prints a parsed script back as source (stap-pmu -p1).
+// printer.h - prints a parsed script back as source (stap-pmu -p1). The
+// output is canonical: it parses back to the same tree, and printing that
+// tree again gives the same text.
 #pragma once
 
 #include <ostream>
@@ -8,7 +10,9 @@
 namespace stap_pmu {
 
 void print_script(const Script &s, std::ostream &os);
-std::string expr_str(const Expr &e);
+// top: the expression is a whole statement, argument or right side of an
+// assignment, so an assignment in it needs no parentheses.
+std::string expr_str(const Expr &e, bool top = true);
 std::string quote_string(const std::string &s);
 
 } // namespace stap_pmu

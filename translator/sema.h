@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -16,12 +17,28 @@
 
 namespace stap_pmu {
 
+// Histogram kinds a statistics aggregate collects (one per aggregate).
+enum class HistKind { None, Log, Linear };
+
 struct Symbol {
 	std::string name;
-	Type type = Type::Unknown;
+	Type type = Type::Unknown; // arrays: the element type
 	bool global = false;
+	bool array = false;
+	int arity = -1;            // arrays: number of keys (-1 unknown)
+	std::vector<Type> keys;    // arrays: key types
+	int64_t size = 0;          // global a[N] (0: MAXMAPENTRIES)
+	bool wrap = false;         // a%[N]
 	SourceLoc decl;
 	const Expr *init = nullptr; // globals: literal initializer
+	bool read = false;
+	bool written = false;
+	bool param = false;
+	bool implicit = false; // foreach keys, catch variables: no unused warning
+	HistKind hist = HistKind::None;
+	int64_t hist_lo = 0, hist_hi = 0, hist_step = 0;
+	SourceLoc hist_loc;
+	bool variance = false;
 };
 
 struct EventUse {
@@ -30,30 +47,54 @@ struct EventUse {
 };
 
 struct ProbeBody {
-	const Probe *probe = nullptr;
+	const Probe *probe = nullptr;   // the user's probe (for its location)
+	const Stmt *body = nullptr;     // what runs (may combine alias bodies)
+	std::unique_ptr<Stmt> owned;    // synthesized body (aliases, conditions)
 	std::vector<std::unique_ptr<Symbol>> locals;
+	bool uses_globals = false;      // needs the global lock
+	std::set<size_t> calls;         // functions called directly
+};
+
+struct FunctionInfo {
+	const Function *fn = nullptr;
+	Type ret = Type::Unknown;
+	std::vector<std::unique_ptr<Symbol>> locals; // parameters first
 	bool uses_globals = false;
+	std::set<size_t> calls;
+	bool used = false;
 };
 
 struct ProbeInstance {
 	ResolvedPoint point;
 	size_t body = 0; // index into SemaResult::bodies
+	bool optional = false;
 };
 
 struct SemaResult {
 	std::vector<std::unique_ptr<Symbol>> globals;
-	std::vector<ProbeBody> bodies;        // one per `probe` in the script
+	std::vector<ProbeBody> bodies;        // one per `probe` (more with aliases)
+	std::vector<FunctionInfo> functions;  // one per script function
 	std::vector<ProbeInstance> instances; // one per probe point
 	std::vector<EventUse> events;         // distinct @pmu events, first use first
 	std::unordered_map<const Expr *, Type> types;
-	std::unordered_map<const Expr *, const Symbol *> symbols; // Var -> symbol
+	std::unordered_map<const Expr *, const Symbol *> symbols; // Var/Index/In -> symbol
 	std::unordered_map<const Expr *, size_t> event_of;       // @pmu -> event index
-	std::unordered_map<const Expr *, Format> formats;        // printf -> format
+	std::unordered_map<const Expr *, Format> formats;        // printf/sprintf -> format
+	std::unordered_map<const Expr *, size_t> call_of;        // Call -> function index
+	// foreach: array, keys, value; try: catch variable
+	std::unordered_map<const Stmt *, const Symbol *> stmt_array;
+	std::unordered_map<const Stmt *, std::vector<const Symbol *>> stmt_vars;
+	std::unordered_map<const Stmt *, const Symbol *> stmt_value;
 
 	Type type_of(const Expr &e) const
 	{
 		auto it = types.find(&e);
 		return it == types.end() ? Type::Unknown : it->second;
+	}
+	const Symbol *symbol_of(const Expr &e) const
+	{
+		auto it = symbols.find(&e);
+		return it == symbols.end() ? nullptr : it->second;
 	}
 };
 

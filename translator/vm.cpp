@@ -238,13 +238,16 @@ std::string init_script(const VmOptions &o)
 	s += "mount -t tmpfs tmpfs /tmp\n";
 	s += "mount -t securityfs securityfs /sys/kernel/security 2>/dev/null\n";
 	s += "mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null\n";
+	GuestPorts gp = guest_ports(o);
+	std::string out = std::string("/dev/") + gp.out, err = std::string("/dev/") + gp.err,
+		    ctl = std::string("/dev/") + gp.ctl;
 	// raw: no \n -> \r\n on the output ports, no echo of the control port
-	s += "for t in ttyS1 ttyS2 ttyS3; do stty -F /dev/$t raw -echo 2>/dev/null; done\n";
+	s += "for t in " + out + " " + err + " " + ctl + "; do stty -F $t raw -echo 2>/dev/null; done\n";
 	s += "echo \"stap-pmu guest: init at $(cut -d' ' -f1 /proc/uptime) s\"\n";
 	s += "cd /tmp\n";
-	s += loader + " >/dev/ttyS1 2>/dev/ttyS2 &\n";
+	s += loader + " >" + out + " 2>" + err + " &\n";
 	s += "loader=$!\n";
-	s += "( while read -r l; do [ \"$l\" = stop ] && kill -INT $loader; done ) </dev/ttyS3 &\n";
+	s += "( while read -r l; do [ \"$l\" = stop ] && kill -INT $loader; done ) <" + ctl + " &\n";
 	s += "watcher=$!\n";
 	s += "wait $loader\n";
 	s += "rc=$?\n";
@@ -264,7 +267,8 @@ std::vector<InitramfsEntry> initramfs_entries(const VmOptions &o)
 		v.push_back({d, "", "", 0755, true});
 	v.push_back({g, "", "", 0755, true});
 	v.push_back({g + "/bin", "", "", 0755, true});
-	v.push_back({"bin/busybox", o.busybox_path, "", 0755, false});
+	v.push_back({"bin/busybox", o.kernel.busybox.empty() ? o.busybox_path : o.kernel.busybox, "",
+		     0755, false});
 	v.push_back({g + "/bin/stap-pmu-loader", o.loader_path, "", 0755, false});
 	v.push_back({g + "/bin/pmu-workload", o.workload_path, "", 0755, false});
 	v.push_back({guest_module_path(o).substr(1), o.module_path, "", 0644, false});
@@ -276,15 +280,65 @@ std::string kernel_cmdline(const VmOptions &o)
 {
 	// oops=panic + panic=-1 + -no-reboot: an oops ends the VM at once (it is
 	// reported from the console log) instead of leaving a broken guest to time out.
-	std::string c = "console=ttyS0 panic=-1 oops=panic loglevel=4";
+	std::string c = std::string("console=") + guest_ports(o).console +
+			" panic=-1 oops=panic loglevel=4";
+	// arm64: no KASLR, so that -icount instruction counts of kernel paths
+	// (module tree lookups depend on addresses) repeat from boot to boot
+	if (o.arch == "arm64")
+		c += " nokaslr";
 	if (!o.extra_cmdline.empty())
 		c += " " + o.extra_cmdline;
 	return c;
 }
 
+GuestPorts guest_ports(const VmOptions &o)
+{
+	if (o.arch == "arm64")
+		return {"ttyAMA0", "ttyS0", "ttyS1", "ttyS2"};
+	return {"ttyS0", "ttyS1", "ttyS2", "ttyS3"};
+}
+
+void set_arch_defaults(VmOptions &o, const std::string &arch)
+{
+	o.arch = arch;
+	if (arch == "arm64") {
+		o.qemu = "qemu-system-aarch64";
+		o.cpu = "cortex-a57";
+	} else {
+		o.qemu = "qemu-system-x86_64";
+		o.cpu = "qemu64";
+	}
+}
+
 std::vector<std::string> qemu_argv(const VmOptions &o, const std::string &initrd,
 				   const std::string &dir)
 {
+	if (o.arch == "arm64") {
+		// virt has one PL011 (the console); the other ports are PCI 16550s.
+		// -icount shift=0: one guest instruction per virtual ns, so the
+		// emulated PMUv3 counts exact, repeatable instruction numbers.
+		std::vector<std::string> a = {o.qemu,
+					      "-M", "virt",
+					      "-accel", o.accel,
+					      "-icount", "shift=0",
+					      "-cpu", o.cpu,
+					      "-smp", std::to_string(o.smp),
+					      "-m", o.memory,
+					      "-nodefaults", "-display", "none", "-monitor", "none",
+					      "-no-reboot",
+					      "-kernel", o.kernel.boot_image(),
+					      "-initrd", initrd,
+					      "-append", kernel_cmdline(o),
+					      "-serial", "file:" + dir + "/console.log",
+					      "-chardev", "file,id=sout,path=" + dir + "/stdout.log",
+					      "-device", "pci-serial,chardev=sout",
+					      "-chardev", "file,id=serr,path=" + dir + "/stderr.log",
+					      "-device", "pci-serial,chardev=serr",
+					      "-chardev", "pipe,id=sctl,path=" + dir + "/control",
+					      "-device", "pci-serial,chardev=sctl"};
+		a.insert(a.end(), o.extra_qemu_args.begin(), o.extra_qemu_args.end());
+		return a;
+	}
 	std::vector<std::string> a = {o.qemu,
 				      "-accel", o.accel,
 				      "-cpu", o.cpu,
@@ -394,17 +448,23 @@ int run_in_vm(const VmOptions &o)
 		const std::string &path;
 		const char *what;
 	};
+	const std::string &busybox = o.kernel.busybox.empty() ? o.busybox_path : o.kernel.busybox;
 	for (const Need &n : {Need{o.module_path, "module"}, Need{o.loader_path, "guest loader (stap-pmu-loader)"},
 			      Need{o.workload_path, "guest workload (pmu-workload)"},
-			      Need{o.busybox_path, "static busybox (install busybox-static)"},
+			      Need{busybox, "static busybox (install busybox-static)"},
 			      Need{o.kernel.boot_image(), "guest kernel"}}) {
 		if (n.path.empty() || access(n.path.c_str(), R_OK) != 0) {
 			rep.error(std::string(n.what) + " " + (n.path.empty() ? "not given" : n.path + ": " + strerror(errno)));
 			return 1;
 		}
 	}
-	if (!o.kernel.arch.empty() && o.kernel.arch != "x86") {
-		rep.error("--vm supports x86_64 guests only (guest kernel arch: " + o.kernel.arch + ")");
+	if (o.arch != "x86" && o.arch != "arm64") {
+		rep.error("--vm supports x86_64 and arm64 guests only (not " + o.arch + ")");
+		return 1;
+	}
+	if (!o.kernel.arch.empty() && o.kernel.arch != o.arch) {
+		rep.error("the guest kernel " + o.kernel.release + " is built for " + o.kernel.arch +
+			  ", not " + o.arch);
 		return 1;
 	}
 	if (o.timeout_s <= 0 || o.smp <= 0) {
@@ -450,6 +510,9 @@ int run_in_vm(const VmOptions &o)
 		for (const auto &a : argv)
 			cmd += (cmd.empty() ? "" : " ") + (a.find_first_of(" '\"") == std::string::npos ? a : shell_quote(a));
 		rep.info("initramfs built in " + std::to_string(now_ms() - t0) + " ms: " + img);
+		if (o.arch == "arm64")
+			rep.info("arm64 guest with -icount shift=0: the emulated PMUv3 counts exact "
+				 "guest instructions (1 instruction = 1 virtual ns)");
 		rep.info("running: " + cmd);
 	}
 
@@ -513,7 +576,7 @@ int run_in_vm(const VmOptions &o)
 	if (en == (ssize_t)sizeof exec_errno) {
 		waitpid(qpid, nullptr, 0);
 		restore();
-		rep.error("cannot run " + o.qemu + ": " + strerror(exec_errno) + " (install qemu-system-x86)");
+		rep.error("cannot run " + o.qemu + ": " + strerror(exec_errno) + (o.arch == "arm64" ? " (install qemu-system-arm)" : " (install qemu-system-x86)"));
 		cleanup(dir, o.keep_temp, false);
 		return 1;
 	}

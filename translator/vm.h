@@ -8,6 +8,10 @@
 //   ttyS2  loader stderr (load errors, -v)    -> streamed to VmOptions::error_fd
 //   ttyS3  host -> guest control: a line "stop" sends SIGINT to the loader
 //          (host Ctrl-C/SIGTERM and the timeout use it before killing QEMU)
+// arm64 (qemu-system-aarch64 -M virt, arch "arm64"): the console is the PL011
+// ttyAMA0 and the three other ports are PCI 16550s (pci-serial), ttyS0..ttyS2
+// in the guest; -icount shift=0 makes the emulated PMUv3 count exact
+// instructions (one instruction per virtual ns).
 #pragma once
 
 #include "translator/kernel.h"
@@ -33,6 +37,7 @@ struct VmOptions {
 	// 6.1 guest (RIP 0 in do_syscall_64) in 8 of 14 runs; 0 of 8 with thread=single,
 	// at the same speed. KVM cannot run stock kernels on the build hosts.
 	std::string accel = "tcg,thread=single";
+	std::string arch = "x86";         // guest kbuild ARCH: "x86" or "arm64"
 	std::string cpu = "qemu64";       // -cpu MODEL
 	int smp = 2;
 	std::string memory = "1G";
@@ -69,6 +74,13 @@ std::string guest_module_path(const VmOptions &opts);    // "/stap-pmu/<file>.ko
 std::string init_script(const VmOptions &opts);          // the generated /init
 std::vector<InitramfsEntry> initramfs_entries(const VmOptions &opts);
 std::string kernel_cmdline(const VmOptions &opts);
+// Guest device names of the loader's stdout, stderr and the control port.
+struct GuestPorts {
+	const char *console, *out, *err, *ctl;
+};
+GuestPorts guest_ports(const VmOptions &opts);
+// Defaults for an arch ("x86", "arm64"): qemu binary, -cpu model.
+void set_arch_defaults(VmOptions &opts, const std::string &arch);
 std::vector<std::string> qemu_argv(const VmOptions &opts, const std::string &initrd,
 				   const std::string &dir); // dir holds the serial files
 std::optional<int> parse_exit_marker(std::string_view console);

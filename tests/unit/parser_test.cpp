@@ -12,9 +12,9 @@ static std::string body_of(const std::string &stmt)
 	Front f("probe begin { " + stmt + " }");
 	EXPECT_FALSE(f.diags.has_errors()) << f.rendered();
 	std::string p = f.printed();
-	// "probe begin\n{\n  <stmt>\n}\n"
+	// "probe begin\n{\n  <stmt>;\n}\n"
 	size_t a = p.find("{\n  ") + 4;
-	return p.substr(a, p.rfind("\n}") - a);
+	return p.substr(a, p.rfind(";\n}") - a);
 }
 
 TEST(Parser, Precedence)
@@ -42,8 +42,8 @@ TEST(Parser, ProbesAndGlobals)
 	ASSERT_FALSE(f.diags.has_errors()) << f.rendered();
 	EXPECT_EQ(f.printed(),
 		  "global n\nglobal s = \"x\"\nglobal k = -3\n"
-		  "probe kprobe.function(\"__x64_sys_getpid\").return, timer.ms(10)\n{\n  n++\n}\n"
-		  "probe end\n{\n  if ((n > 1))\n    printf(\"%d\\n\", n)\n  else\n  {\n    exit()\n  }\n}\n");
+		  "probe kprobe.function(\"__x64_sys_getpid\").return, timer.ms(10)\n{\n  n++;\n}\n"
+		  "probe end\n{\n  if ((n > 1))\n    printf(\"%d\\n\", n);\n  else\n  {\n    exit();\n  }\n}\n");
 }
 
 TEST(Parser, SyntaxErrorsWithCaret)

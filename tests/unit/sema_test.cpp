@@ -96,7 +96,7 @@ TEST(Sema, Errors)
 		  "'global s']");
 	EXPECT_EQ(first_error("global s\nprobe begin { s <<< 1; x = s + 1 }"),
 		  "t.stp:2:28: 's' is a statistics aggregate; read it with @count, @sum, @min, "
-		  "@max or @avg");
+		  "@max, @avg or @variance");
 	EXPECT_EQ(first_error("global n\nprobe begin { n = 1; y = @count(n) }"),
 		  "t.stp:2:33: @count needs a statistics aggregate, but 'n' is long");
 	EXPECT_EQ(first_error("probe begin { x = @pmu(cycles) }"),
@@ -105,14 +105,14 @@ TEST(Sema, Errors)
 		  "t.stp:1:19: right side of '=' has no value");
 	EXPECT_EQ(first_error("probe begin { cpu(1) }"), "t.stp:1:15: 'cpu' takes 0 argument(s), 1 given");
 	EXPECT_EQ(first_error("probe begin { 3 = 4 }"),
-		  "t.stp:1:15: left side of '=' must be a variable");
+		  "t.stp:1:15: left side of '=' must be a variable or array element");
 }
 
 TEST(Sema, ProbePointErrors)
 {
 	EXPECT_EQ(first_error("probe kernel.functio(\"f\") {}"),
 		  "t.stp:1:7: unknown probe point 'kernel.functio(\"f\")' [probe points known: "
-		  "begin, end, kprobe.function(\"f\")[.return], timer.ms(N)/s/us/ns/hz]");
+		  "begin, end, error, kprobe.function(\"f\")[.return], timer.ms(N)/s/us/ns/hz]");
 	EXPECT_EQ(first_error("probe kprobe.function(\"a*\") {}"),
 		  "t.stp:1:23: 'a*' is not a kernel symbol name [kprobe.function takes an exact "
 		  "symbol; wildcards need kernel.function]");

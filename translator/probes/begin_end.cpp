@@ -1,5 +1,6 @@
-// begin_end.cpp - probe begin / probe end: run once when the script starts
-// and when it stops.
+// begin_end.cpp - probe begin / probe end / probe error: run once when the
+// script starts, when it stops, and when it stops after script errors
+// (instead of end).
 #include "translator/probes/probe_kind.h"
 
 namespace stap_pmu {
@@ -37,7 +38,13 @@ static std::optional<ResolvedPoint> resolve_end(const ProbePoint &pp, Diagnostic
 	return resolve_once(pp, d, ProbeKind::End);
 }
 
+static std::optional<ResolvedPoint> resolve_error(const ProbePoint &pp, Diagnostics &d)
+{
+	return resolve_once(pp, d, ProbeKind::Error);
+}
+
 const ProbeProvider begin_end_provider_begin = {"begin", "begin", resolve_begin};
 const ProbeProvider begin_end_provider_end = {"end", "end", resolve_end};
+const ProbeProvider begin_end_provider_error = {"error", "error", resolve_error};
 
 } // namespace stap_pmu

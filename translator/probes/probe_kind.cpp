@@ -6,6 +6,7 @@ namespace stap_pmu {
 static const ProbeProvider *const providers[] = {
 	&begin_end_provider_begin,
 	&begin_end_provider_end,
+	&begin_end_provider_error,
 	&kprobe_provider,
 	&timer_provider,
 };
@@ -32,6 +33,7 @@ const char *probe_kind_name(ProbeKind k)
 	case ProbeKind::Kprobe: return "kprobe";
 	case ProbeKind::Kretprobe: return "kretprobe";
 	case ProbeKind::Timer: return "timer";
+	case ProbeKind::Error: return "error";
 	}
 	return "?";
 }

@@ -12,7 +12,7 @@
 
 namespace stap_pmu {
 
-enum class ProbeKind { Begin, End, Kprobe, Kretprobe, Timer };
+enum class ProbeKind { Begin, End, Kprobe, Kretprobe, Timer, Error };
 
 // One probe point after resolution: what the runtime must register.
 struct ResolvedPoint {
@@ -34,6 +34,7 @@ struct ProbeProvider {
 // Providers, defined one per file in probes/.
 extern const ProbeProvider begin_end_provider_begin;
 extern const ProbeProvider begin_end_provider_end;
+extern const ProbeProvider begin_end_provider_error;
 extern const ProbeProvider kprobe_provider;
 extern const ProbeProvider timer_provider;
 

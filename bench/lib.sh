@@ -1,0 +1,93 @@
+# lib.sh - helpers shared by the bench scripts (sourced, bash).
+# Everything generated lives under $BENCH_WORK (default ~/.cache/stap-pmu/bench);
+# only results.json and docs/performance.md are written into the tree.
+
+BENCH_DIR=${BENCH_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
+SRC_DIR=${SRC_DIR:-$(cd "$BENCH_DIR/.." && pwd)}
+BUILD_DIR=${BUILD_DIR:-$SRC_DIR/build}
+BENCH_WORK=${BENCH_WORK:-$HOME/.cache/stap-pmu/bench}
+STAP_PMU=${STAP_PMU:-$BUILD_DIR/stap-pmu}
+mkdir -p "$BENCH_WORK"
+
+log() { printf '[bench %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+
+# Newest installed amd64 kernel that has its headers: sets KREL, KTREE, VMLINUZ, VMLINUX.
+find_kernel() {
+	local v rel
+	KREL=""
+	for v in $(ls /boot/vmlinuz-*-amd64 2>/dev/null | sort -V); do
+		rel=${v#/boot/vmlinuz-}
+		[ -d "/usr/src/linux-headers-$rel" ] && KREL=$rel
+	done
+	[ -n "$KREL" ] || die "no /boot/vmlinuz-*-amd64 with /usr/src/linux-headers-* installed"
+	KTREE=/usr/src/linux-headers-$KREL
+	VMLINUZ=/boot/vmlinuz-$KREL
+	VMLINUX=$HOME/.cache/stap-pmu/vmlinux-$KREL
+	if [ ! -s "$VMLINUX" ]; then
+		mkdir -p "$(dirname "$VMLINUX")"
+		extract_vmlinux "$VMLINUZ" "$VMLINUX" || die "cannot extract vmlinux from $VMLINUZ"
+	fi
+}
+
+# The x86 bzImage holds an xz stream; the uncompressed ELF boots through PVH
+# (about twice as fast under TCG, and without KASLR).
+extract_vmlinux() {
+	local in=$1 out=$2 off
+	for off in $(grep -abo "$(printf '\3757zXZ\000')" "$in" | cut -d: -f1); do
+		tail -c +$((off + 1)) "$in" | xz -dc 2>/dev/null >"$out.part"
+		if file "$out.part" | grep -q ELF; then
+			mv "$out.part" "$out"
+			return 0
+		fi
+	done
+	rm -f "$out.part"
+	return 1
+}
+
+# mk_initramfs ROOTDIR OUT.cpio.gz
+mk_initramfs() {
+	(cd "$1" && find . | cpio -o -H newc --quiet | gzip -1) >"$2"
+}
+
+# base_root DIR: busybox + the bench's static guest programs
+base_root() {
+	local r=$1
+	rm -rf "$r"
+	mkdir -p "$r"/{bin,sbin,proc,sys,dev,tmp,etc,bench}
+	cp /bin/busybox "$r/bin/busybox"
+	cp "$BENCH_WORK/bin/getpid_loop" "$BENCH_WORK/bin/modtime" "$r/bin/"
+	cp "${GUEST_BIN:-$BUILD_DIR/guest}/stap-pmu-loader" "${GUEST_BIN:-$BUILD_DIR/guest}/pmu-workload" "$r/bin/"
+}
+
+# Common /init prologue (busybox sh)
+init_prologue() {
+	cat <<'EOS'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin:/sbin:/usr/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t tmpfs tmpfs /tmp
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+stty -F /dev/ttyS1 raw -echo 2>/dev/null
+EOS
+}
+
+# run_x86 INITRD OUTDIR TIMEOUT CMDLINE [QEMU ARGS...]
+# Console -> OUTDIR/console.log, guest /dev/ttyS1 -> OUTDIR/out.log.
+run_x86() {
+	local initrd=$1 out=$2 to=$3 cmdline=$4
+	shift 4
+	mkdir -p "$out"
+	rm -f "$out/console.log" "$out/out.log"
+	timeout --foreground -k 5 "$to" qemu-system-x86_64 -accel tcg -cpu qemu64 -m 1G \
+		-nodefaults -display none -monitor none -no-reboot "$@" \
+		-kernel "$VMLINUX" -initrd "$initrd" \
+		-append "console=ttyS0 panic=-1 oops=panic $cmdline" \
+		-serial "file:$out/console.log" -serial "file:$out/out.log" </dev/null
+}
+
+# median of the numbers on stdin
+median() { sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }

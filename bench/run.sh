@@ -1,0 +1,236 @@
+#!/bin/bash
+# bench/run.sh - stap-pmu benchmarks side by side with SystemTap 4.8.
+# Installs what they need (idempotent), builds, runs every benchmark, writes
+# bench/results.json and regenerates the table in docs/performance.md.
+# About 4 minutes on the project's machines once packages are installed. Not part of ./scripts/test.sh.
+#
+# Environment: BENCH_N (getpid calls per repeat, 200000), BENCH_REPS (3),
+# BENCH_HOST_RUNS (translation/build runs per tool, 5/3), BENCH_ONLY (space
+# list of phases to run: deps build stap host fat probe register arm64
+# report; default all), BENCH_WORK (scratch, ~/.cache/stap-pmu/bench).
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+N=${BENCH_N:-200000}
+REPS=${BENCH_REPS:-3}
+P3_RUNS=${BENCH_P3_RUNS:-7}
+P4_RUNS=${BENCH_P4_RUNS:-5}
+REG_COUNTS="1 100 1000"
+RES=$BENCH_WORK/results
+ONLY=${BENCH_ONLY:-deps build stap host fat probe register arm64 report}
+want() { [[ " $ONLY " == *" $1 "* ]]; }
+mkdir -p "$RES"
+T_START=$(date +%s)
+
+# key TAB command, for results.json
+NEWCMD=$RES/commands.tsv.$$
+record_cmd() { printf '%s\t%s\n' "$1" "$2" >>"$NEWCMD"; }
+: >"$NEWCMD"
+
+# ---- deps ----------------------------------------------------------------
+if want deps; then
+	log "installing packages (scripts/install-deps.sh, systemtap)"
+	"$SRC_DIR/scripts/install-deps.sh" || die "install-deps.sh failed"
+	for p in systemtap jq; do
+		if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$'; then
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$p" ||
+				die "cannot install $p"
+		fi
+	done
+fi
+
+# ---- build ---------------------------------------------------------------
+find_kernel
+if want build; then
+	log "building stap-pmu ($BUILD_DIR)"
+	[ -f "$BUILD_DIR/CMakeCache.txt" ] || cmake -S "$SRC_DIR" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release >/dev/null
+	if ! cmake --build "$BUILD_DIR" -j2 >"$RES/build.log" 2>&1; then
+		[ -x "$STAP_PMU" ] || die "build failed, see $RES/build.log"
+		log "WARNING: build failed (see $RES/build.log); using the existing $STAP_PMU"
+		echo "build failed at $(date -u +%FT%TZ); measured the binary from $(date -u -r "$STAP_PMU" +%FT%TZ)" >"$RES/build-warning.txt"
+	else
+		rm -f "$RES/build-warning.txt"
+	fi
+	mkdir -p "$BENCH_WORK/bin"
+	gcc -O2 -Wall -static -o "$BENCH_WORK/bin/getpid_loop" "$BENCH_DIR/guest/getpid_loop.c" || die "getpid_loop"
+	gcc -O2 -Wall -static -o "$BENCH_WORK/bin/modtime" "$BENCH_DIR/guest/modtime.c" || die "modtime"
+	rm -rf "$BENCH_WORK/kmod" && cp -a "$BENCH_DIR/kmod" "$BENCH_WORK/kmod"
+	make -s -C "$KTREE" M="$BENCH_WORK/kmod" modules >"$RES/kmod.log" 2>&1 || die "bench_kprobe.ko: see $RES/kmod.log"
+fi
+[ -x "$STAP_PMU" ] || die "no $STAP_PMU"
+# Snapshot the binary, its runtime headers and the guest programs in an
+# install layout, so that the whole run measures one build even while the
+# tree is being rebuilt.
+SNAP=$BENCH_WORK/snap
+rm -rf "$SNAP" && mkdir -p "$SNAP/bin" "$SNAP/share/stap-pmu" "$SNAP/libexec"
+cp -p "$STAP_PMU" "$SNAP/bin/stap-pmu" || die "cannot copy $STAP_PMU"
+cp -a "$SRC_DIR/runtime" "$SNAP/share/stap-pmu/runtime"
+[ -d "$SRC_DIR/tapsets" ] && cp -a "$SRC_DIR/tapsets" "$SNAP/share/stap-pmu/tapsets"
+cp -a "$BUILD_DIR/guest" "$SNAP/libexec/stap-pmu"
+STAP_PMU=$SNAP/bin/stap-pmu
+GUEST_BIN=$SNAP/libexec/stap-pmu
+echo "$("$STAP_PMU" --version 2>&1 | head -n 1) built $(date -u -r "$SNAP/bin/stap-pmu" +%FT%TZ)" >"$RES/stap-pmu-version.txt"
+
+# ---- SystemTap set-up ----------------------------------------------------
+if want stap || want host || want probe || want register; then
+	envf=$("$BENCH_DIR/stap-setup.sh") || die "stap-setup.sh failed"
+	. "$envf"
+	export SYSTEMTAP_DIR=$BENCH_WORK/systemtap-dir
+	mkdir -p "$SYSTEMTAP_DIR"
+	STAP=(stap -R "$STAP_RUNTIME" -r "$STAP_KBUILD")
+fi
+SCRIPTS=$BENCH_DIR/scripts
+MODS=$BENCH_WORK/mods
+
+now_ns() { date +%s%N; }
+# time_cmd OUTFILE LABEL CMD... : appends "LABEL seconds rc" to OUTFILE
+time_cmd() {
+	local f=$1 label=$2 t0 t1 rc
+	shift 2
+	t0=$(now_ns)
+	"$@" >/dev/null 2>"$RES/last.err"
+	rc=$?
+	t1=$(now_ns)
+	echo "$label $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", (b - a) / 1e9 }') $rc" >>"$f"
+	[ $rc = 0 ] || { log "$label failed:"; head -5 "$RES/last.err" >&2; }
+}
+
+# ---- host: translation (-p3) and build (-p4), side by side -------------
+if want host; then
+	log "translation: -p3, $P3_RUNS runs each, interleaved"
+	# wall-time ratios suffer from other work on the host: record the load
+	cut -d' ' -f1-3 /proc/loadavg >"$RES/loadavg-host-phase.txt"
+	s=$SCRIPTS/translate.stp
+	"${STAP[@]}" -p3 "$s" >/dev/null 2>&1 # warm caches (stapconf, page cache)
+	"$STAP_PMU" -p3 "$s" >/dev/null 2>&1
+	: >"$RES/translate.txt"
+	for i in $(seq "$P3_RUNS"); do
+		time_cmd "$RES/translate.txt" stap_pmu "$STAP_PMU" -p3 "$s"
+		time_cmd "$RES/translate.txt" stap "${STAP[@]}" -p3 "$s"
+	done
+	record_cmd translate "stap-pmu -p3 bench/scripts/translate.stp  vs  stap -R <patched runtime> -r <headers copy with guest System.map> -p3 bench/scripts/translate.stp (median of $P3_RUNS each, interleaved)"
+
+	log "build: -p4, $P4_RUNS runs each, interleaved"
+	b=$BENCH_WORK/p4
+	rm -rf "$b" && mkdir -p "$b"
+	# untimed warm-up: SystemTap's first build in a fresh SYSTEMTAP_DIR also
+	# generates its kernel-config cache (stapconf), about 15 s
+	(cd "$b" && "${STAP[@]}" -p4 -m bs_warm "$s" >/dev/null 2>&1 && "$STAP_PMU" -p4 -m bp_warm "$s" >/dev/null 2>&1)
+	: >"$RES/build.txt"
+	for i in $(seq "$P4_RUNS"); do
+		(cd "$b" && time_cmd "$RES/build.txt" stap_pmu "$STAP_PMU" -p4 -m bp_translate "$s")
+		(cd "$b" && time_cmd "$RES/build.txt" stap "${STAP[@]}" -p4 -m bs_translate "$s")
+	done
+	for k in bp_translate bs_translate; do
+		strip --strip-debug -o "$b/$k.stripped.ko" "$b/$k.ko" 2>/dev/null
+		echo "$k $(stat -c %s "$b/$k.ko") $(stat -c %s "$b/$k.stripped.ko" 2>/dev/null || echo 0)"
+	done >"$RES/module_size.txt"
+	record_cmd build "stap-pmu -p4 -m bp_translate bench/scripts/translate.stp  vs  stap -R ... -r ... -p4 -m bs_translate bench/scripts/translate.stp (median of $P4_RUNS each, interleaved; stap's stapconf cache warm, no module cache with -m); sizes after strip --strip-debug"
+fi
+
+# ---- fat data ------------------------------------------------------------
+if want fat; then
+	log "fat data: 4 portable events over every x86 core PMU"
+	FAT_EV='@pmu("cycles") + @pmu("instructions") + @pmu("branches") + @pmu("branch-misses")'
+	FAT_CMD=("$STAP_PMU" -p2 -v --pmu-targets intel,amd --pmu-fallback generic -e
+		"probe kprobe.function(\"__x64_sys_getpid\") { x = $FAT_EV }")
+	"${FAT_CMD[@]}" >"$RES/fat.out" 2>"$RES/fat.err"
+	echo "rc=$?" >>"$RES/fat.err"
+	record_cmd fat "stap-pmu -p2 -v --pmu-targets intel,amd --pmu-fallback generic -e 'probe kprobe.function(\"__x64_sys_getpid\") { x = $FAT_EV }'"
+fi
+
+# ---- guest modules -------------------------------------------------------
+build_sp() { # NAME SCRIPT [stap-pmu args]
+	local name=$1 script=$2
+	shift 2
+	(cd "$MODS" && "$STAP_PMU" -p4 --pmu-targets perf "$@" -m "$name" "$script" >/dev/null 2>"$RES/$name.err") ||
+		{ log "stap-pmu -p4 $name failed:"; head -5 "$RES/$name.err" >&2; rm -f "$MODS/$name.ko"; }
+}
+build_sb() { # NAME SCRIPT
+	(cd "$MODS" && "${STAP[@]}" -p4 -m "$1" "$2" >/dev/null 2>"$RES/$1.err") ||
+		{ log "stap -p4 $1 failed:"; head -5 "$RES/$1.err" >&2; rm -f "$MODS/$1.ko"; }
+}
+
+# ---- x86 probe cost ------------------------------------------------------
+if want probe; then
+	log "probe cost: building guest modules"
+	rm -rf "$MODS" && mkdir -p "$MODS"
+	SP_MODS="sp_idle sp_cnt sp_agg sp_two_reads sp_arr"
+	SB_MODS="sb_idle sb_cnt sb_agg sb_arr"
+	for m in $SP_MODS; do build_sp "$m" "$SCRIPTS/${m#sp_}.stp"; done
+	for m in $SB_MODS; do build_sb "$m" "$SCRIPTS/${m#sb_}.stp"; done
+	r=$BENCH_WORK/root-probe
+	base_root "$r"
+	cp "$BENCH_WORK/kmod/bench_kprobe.ko" "$MODS"/*.ko "$r/bench/" 2>/dev/null
+	cp -a "$STAP_OVERLAY/." "$r/"
+	rm -f "$r/.complete"
+	install -m 755 "$BENCH_DIR/guest/probe-cost.sh" "$r/bench/run.sh"
+	install -m 755 "$BENCH_DIR/guest/reps.sh" "$r/bench/reps.sh"
+	printf 'bench_n=%s\nbench_reps=%s\nSP_MODS="%s"\nSB_MODS="%s"\n' "$N" "$REPS" "$SP_MODS" "$SB_MODS" >"$r/bench/config"
+	{ init_prologue; echo '/bench/run.sh; poweroff -f'; } >"$r/init"
+	chmod +x "$r/init"
+	mk_initramfs "$r" "$BENCH_WORK/initrd-probe.gz"
+	log "probe cost: booting the x86 guest (-icount shift=0 -smp 1), about 2-3 minutes"
+	run_x86 "$BENCH_WORK/initrd-probe.gz" "$BENCH_WORK/probe" 1200 "loglevel=4" -smp 1 -icount shift=0
+	cp "$BENCH_WORK/probe/out.log" "$RES/probe.log"
+	cp "$BENCH_WORK/probe/console.log" "$RES/probe-console.log"
+	grep -q DONE "$RES/probe.log" || log "WARNING: probe-cost guest did not finish (see $RES/probe-console.log)"
+	record_cmd probe "qemu-system-x86_64 -accel tcg -cpu qemu64 -smp 1 -icount shift=0 -kernel <uncompressed vmlinux $KREL> (bench/guest/probe-cost.sh: getpid_loop $N calls x $REPS repeats per case, one boot; stap-pmu modules: stap-pmu -p4 --pmu-targets perf bench/scripts/X.stp run by stap-pmu-loader -c; SystemTap: stap -p4 bench/scripts/X.stp run by staprun; reference: bench/kmod/bench_kprobe.c)"
+fi
+
+# ---- registration scale --------------------------------------------------
+if want register; then
+	log "register: building modules with 1, 100, 1000 kprobe.function probes"
+	cand=$BENCH_WORK/stap/$KREL/probe-candidates
+	[ -s "$cand" ] || die "no $cand (stap-setup.sh)"
+	mkdir -p "$MODS"
+	for n in $REG_COUNTS; do
+		f=$BENCH_WORK/reg$n.stp
+		{
+			echo "# $n kprobe.function probes on distinct rarely-called functions"
+			echo "global n"
+			head -n "$n" "$cand" | awk '{ printf "probe kprobe.function(\"%s\") { n++ }\n", $1 }'
+		} >"$f"
+		build_sp "sp_reg$n" "$f"
+		build_sb "sb_reg$n" "$f"
+	done
+	r=$BENCH_WORK/root-register
+	base_root "$r"
+	cp "$MODS"/sp_reg*.ko "$MODS"/sb_reg*.ko "$r/bench/" 2>/dev/null
+	cp -a "$STAP_OVERLAY/." "$r/"
+	rm -f "$r/.complete"
+	install -m 755 "$BENCH_DIR/guest/register.sh" "$r/bench/run.sh"
+	printf 'bench_reps=%s\nREG_COUNTS="%s"\n' "$REPS" "$REG_COUNTS" >"$r/bench/config"
+	{ init_prologue; echo '/bench/run.sh; poweroff -f'; } >"$r/init"
+	chmod +x "$r/init"
+	mk_initramfs "$r" "$BENCH_WORK/initrd-register.gz"
+	log "register: booting the x86 guest"
+	run_x86 "$BENCH_WORK/initrd-register.gz" "$BENCH_WORK/register" 900 "loglevel=4" -smp 1 -icount shift=0
+	cp "$BENCH_WORK/register/out.log" "$RES/register.log"
+	cp "$BENCH_WORK/register/console.log" "$RES/register-console.log"
+	record_cmd register "stap-pmu -p4 --pmu-targets perf -m sp_regN regN.stp (N distinct probe kprobe.function(\"F\") { n++ }, F from the guest's ftrace-able *_show functions) then, in an x86 guest with -icount shift=0 -smp 1: modtime load sp_regN.ko / modtime unload sp_regN (finit_module / delete_module timed with CLOCK_MONOTONIC), $REPS times each (once for 1000); SystemTap: stap -p4 -m sb_regN regN.stp, then modtime run staprun -L sb_regN.ko / modtime run staprun -d sb_regN"
+fi
+
+# ---- arm64 counter reads -------------------------------------------------
+if want arm64; then
+	log "arm64: counter read cost, fast path and fallback"
+	A_CMD=("$STAP_PMU" -a arm64 --vm --vm-cpu cortex-a57 --pmu-targets perf -c 'pmu-workload getpid 1000' "$SCRIPTS/arm64_read.stp")
+	"${A_CMD[@]}" >"$RES/arm64_fast.out" 2>"$RES/arm64_fast.err"
+	echo "rc=$?" >>"$RES/arm64_fast.err"
+	"${A_CMD[@]}" -D STP_PMU_DIRECT_READ=0 >"$RES/arm64_fallback.out" 2>"$RES/arm64_fallback.err"
+	echo "rc=$?" >>"$RES/arm64_fallback.err"
+	record_cmd arm64_fast "stap-pmu -a arm64 --vm --vm-cpu cortex-a57 --pmu-targets perf -c 'pmu-workload getpid 1000' bench/scripts/arm64_read.stp"
+	record_cmd arm64_fallback "stap-pmu -a arm64 --vm --vm-cpu cortex-a57 --pmu-targets perf -D STP_PMU_DIRECT_READ=0 -c 'pmu-workload getpid 1000' bench/scripts/arm64_read.stp"
+fi
+
+# ---- report --------------------------------------------------------------
+# keep commands of phases not re-run
+if [ -f "$RES/commands.tsv" ]; then
+	awk -F'\t' 'NR == FNR { seen[$1] = 1; next } !($1 in seen)' "$NEWCMD" "$RES/commands.tsv" >>"$NEWCMD"
+fi
+mv "$NEWCMD" "$RES/commands.tsv"
+if want report; then
+	python3 "$BENCH_DIR/report.py" --results "$RES" --out "$BENCH_DIR/results.json" \
+		--doc "$SRC_DIR/docs/performance.md" --kernel "$KREL" --stap-pmu "$STAP_PMU" ||
+		die "report.py failed"
+fi
+log "done in $(($(date +%s) - T_START)) s: bench/results.json, docs/performance.md"

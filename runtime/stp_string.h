@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * stp_string.h - string builtins. Every script string is a NUL-terminated
+ * char[STP_MAXSTRINGLEN]; results are written into a destination of that
+ * size (a temporary in the probe's locals), never allocated.
+ */
+#ifndef STP_STRING_H
+#define STP_STRING_H
+
+/* substr(s, start, len): start is 0-based; out of range gives "" */
+static inline const char *stp_substr(char *dst, const char *s, s64 start, s64 len)
+{
+	s64 n = strnlen(s, STP_MAXSTRINGLEN);
+
+	dst[0] = '\0';
+	if (start < 0 || len <= 0 || start >= n)
+		return dst;
+	if (len > n - start)
+		len = n - start;
+	memcpy(dst, s + start, len);
+	dst[len] = '\0';
+	return dst;
+}
+
+static inline s64 stp_isinstr(const char *s, const char *needle)
+{
+	return strstr(s, needle) != NULL;
+}
+
+static inline s64 stp_strpos(const char *s, const char *needle)
+{
+	const char *p = strstr(s, needle);
+
+	return p ? p - s : -1;
+}
+
+/* strtol(s, base): leading spaces, sign, digits of base (0: by prefix) */
+static inline s64 stp_strtol(struct stp_context *c, const char *s, s64 base)
+{
+	bool neg = false;
+	u64 v = 0;
+	int d;
+
+	if (base != 0 && (base < 2 || base > 36)) {
+		stp_error(c, "strtol: base must be 0 or between 2 and 36");
+		return 0;
+	}
+	while (*s == ' ' || *s == '\t' || *s == '\n')
+		s++;
+	if (*s == '-' || *s == '+')
+		neg = *s++ == '-';
+	if (base == 0) {
+		if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+			base = 16;
+			s += 2;
+		} else if (s[0] == '0') {
+			base = 8;
+		} else {
+			base = 10;
+		}
+	} else if (base == 16 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		s += 2;
+	}
+	for (;; s++) {
+		if (*s >= '0' && *s <= '9')
+			d = *s - '0';
+		else if (*s >= 'a' && *s <= 'z')
+			d = *s - 'a' + 10;
+		else if (*s >= 'A' && *s <= 'Z')
+			d = *s - 'A' + 10;
+		else
+			break;
+		if (d >= base)
+			break;
+		v = v * base + d;
+	}
+	return neg ? (s64)(0 - v) : (s64)v;
+}
+
+static inline const char *stp_str_replace(char *dst, const char *s, const char *from,
+					  const char *to)
+{
+	size_t flen = strlen(from), tlen = strlen(to), n = 0;
+
+	while (*s && n < STP_MAXSTRINGLEN - 1) {
+		if (flen && !strncmp(s, from, flen)) {
+			size_t k = min(tlen, (size_t)STP_MAXSTRINGLEN - 1 - n);
+
+			memcpy(dst + n, to, k);
+			n += k;
+			s += flen;
+		} else {
+			dst[n++] = *s++;
+		}
+	}
+	dst[n] = '\0';
+	return dst;
+}
+
+/* text_str(s): C escapes for quotes, backslashes and non-printables */
+static inline const char *stp_text_str(char *dst, const char *s)
+{
+	size_t n = 0;
+	char esc[5];
+	int k;
+
+	for (; *s; s++) {
+		unsigned char ch = *s;
+
+		switch (ch) {
+		case '\n': k = scnprintf(esc, sizeof(esc), "\\n"); break;
+		case '\t': k = scnprintf(esc, sizeof(esc), "\\t"); break;
+		case '\r': k = scnprintf(esc, sizeof(esc), "\\r"); break;
+		case '"': k = scnprintf(esc, sizeof(esc), "\\\""); break;
+		case '\\': k = scnprintf(esc, sizeof(esc), "\\\\"); break;
+		default:
+			if (ch < 0x20 || ch >= 0x7f)
+				k = scnprintf(esc, sizeof(esc), "\\%03o", ch);
+			else
+				k = scnprintf(esc, sizeof(esc), "%c", ch);
+		}
+		if (n + k >= STP_MAXSTRINGLEN)
+			break;
+		memcpy(dst + n, esc, k);
+		n += k;
+	}
+	dst[n] = '\0';
+	return dst;
+}
+
+static inline s64 stp_stringat(struct stp_context *c, const char *s, s64 i)
+{
+	if (i < 0 || i >= (s64)strnlen(s, STP_MAXSTRINGLEN)) {
+		stp_error(c, "stringat: index out of range");
+		return 0;
+	}
+	return (unsigned char)s[i];
+}
+
+static inline const char *stp_toupper(char *dst, const char *s)
+{
+	size_t i;
+
+	for (i = 0; s[i] && i < STP_MAXSTRINGLEN - 1; i++)
+		dst[i] = toupper(s[i]);
+	dst[i] = '\0';
+	return dst;
+}
+
+static inline const char *stp_tolower(char *dst, const char *s)
+{
+	size_t i;
+
+	for (i = 0; s[i] && i < STP_MAXSTRINGLEN - 1; i++)
+		dst[i] = tolower(s[i]);
+	dst[i] = '\0';
+	return dst;
+}
+
+/* sprint(n) / print(n) of a long */
+static inline const char *stp_ltoa(char *dst, s64 v)
+{
+	scnprintf(dst, STP_MAXSTRINGLEN, "%lld", v);
+	return dst;
+}
+
+#endif /* STP_STRING_H */

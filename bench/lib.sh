@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # lib.sh - helpers shared by the bench scripts (sourced, bash).
 # Everything generated lives under $BENCH_WORK (default ~/.cache/stap-pmu/bench);
 # only results.json and docs/performance.md are written into the tree.

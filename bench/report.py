@@ -47,20 +47,22 @@ def commands(res):
 
 def timed_medians(path):
     """'label seconds rc' lines -> {label: [seconds of successful runs]}"""
-    runs = {}
+    runs, cpu = {}, {}
     for line in (read(path) or "").splitlines():
         p = line.split()
-        if len(p) == 3 and p[2] == "0":
+        if len(p) >= 3 and p[2] == "0":
             runs.setdefault(p[0], []).append(float(p[1]))
-    return runs
+            if len(p) >= 4:
+                cpu.setdefault(p[0], []).append(float(p[3]))
+    return runs, cpu
 
 
 def ratio_entry(res, name, cmd):
-    runs = timed_medians(os.path.join(res, name + ".txt"))
+    runs, cpu = timed_medians(os.path.join(res, name + ".txt"))
     if not runs.get("stap_pmu") or not runs.get("stap"):
         return {"value": None, "reason": f"no successful runs in {name}.txt", "command": cmd}
     a, b = statistics.median(runs["stap_pmu"]), statistics.median(runs["stap"])
-    return {
+    e = {
         "value": round(b / a, 1),
         "meaning": "SystemTap's median wall time divided by stap-pmu's (higher: stap-pmu faster)",
         "stap_pmu_median_s": round(a, 4),
@@ -68,6 +70,12 @@ def ratio_entry(res, name, cmd):
         "runs_each": min(len(runs["stap_pmu"]), len(runs["stap"])),
         "command": cmd,
     }
+    if cpu.get("stap_pmu") and cpu.get("stap"):
+        ca, cb = statistics.median(cpu["stap_pmu"]), statistics.median(cpu["stap"])
+        e["stap_pmu_median_cpu_s"] = round(ca, 4)
+        e["stap_median_cpu_s"] = round(cb, 4)
+        e["cpu_ratio"] = round(cb / ca, 1) if ca > 0 else None
+    return e
 
 
 def probe_costs(res, cmd):
@@ -280,11 +288,14 @@ def table(r):
     L.append("")
     L.append("| measure | stap-pmu | SystemTap 4.8 | ratio |")
     L.append("|---|---|---|---|")
-    L.append(f"| translate `-p3` (median wall ms) | {ms_(t.get('stap_pmu_median_s'))} | {ms_(t.get('stap_median_s'))} | {fmt(t.get('value'))}x faster |")
-    L.append(f"| build `-p4` (median wall ms) | {ms_(b.get('stap_pmu_median_s'))} | {ms_(b.get('stap_median_s'))} | {fmt(b.get('value'))}x faster |")
+    for name, e in (("translate `-p3`", t), ("build `-p4`", b)):
+        L.append(f"| {name}, median wall ms | {ms_(e.get('stap_pmu_median_s'))} | {ms_(e.get('stap_median_s'))} | {fmt(e.get('value'))}x faster |")
+        L.append(f"| {name}, median CPU ms (user+system) | {ms_(e.get('stap_pmu_median_cpu_s'))} | {ms_(e.get('stap_median_cpu_s'))} | {fmt(e.get('cpu_ratio'))}x |")
     ms = r.get("module_size", {})
     sp, sb = ms.get("stap_pmu", {}), ms.get("systemtap", {})
     L.append(f"| module size, stripped `.ko` (bytes) | {fmt(sp.get('stripped_ko_bytes'))} | {fmt(sb.get('stripped_ko_bytes'))} | |")
+    if r.get("host_loadavg_before_host_phase"):
+        L.append(f"| host load average before these runs | {r['host_loadavg_before_host_phase']} | | |")
     L.append(f"| PMU data, 4 events over all x86 core PMUs (bytes) | {fmt(f.get('value'))} ({fmt(f.get('rows'))} rows) | none (no named events) | |")
     L.append("")
     L.append("### Scale: registering N `kprobe.function` probes (x86 guest, `-icount shift=0 -smp 1`)")

@@ -12,7 +12,7 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 N=${BENCH_N:-200000}
 REPS=${BENCH_REPS:-3}
-P3_RUNS=${BENCH_P3_RUNS:-7}
+P3_RUNS=${BENCH_P3_RUNS:-15}
 P4_RUNS=${BENCH_P4_RUNS:-5}
 REG_COUNTS="1 100 1000"
 RES=$BENCH_WORK/results
@@ -81,17 +81,12 @@ fi
 SCRIPTS=$BENCH_DIR/scripts
 MODS=$BENCH_WORK/mods
 
-now_ns() { date +%s%N; }
-# time_cmd OUTFILE LABEL CMD... : appends "LABEL seconds rc" to OUTFILE
+# time_cmd OUTFILE LABEL CMD... : appends "LABEL wall_s rc cpu_s" to OUTFILE
 time_cmd() {
-	local f=$1 label=$2 t0 t1 rc
+	local f=$1 label=$2
 	shift 2
-	t0=$(now_ns)
-	"$@" >/dev/null 2>"$RES/last.err"
-	rc=$?
-	t1=$(now_ns)
-	echo "$label $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", (b - a) / 1e9 }') $rc" >>"$f"
-	[ $rc = 0 ] || { log "$label failed:"; head -5 "$RES/last.err" >&2; }
+	python3 "$BENCH_DIR/timecmd.py" "$label" "$f" "$@" ||
+		{ log "$label failed:"; head -5 "$f.err" >&2; }
 }
 
 # ---- host: translation (-p3) and build (-p4), side by side -------------
@@ -107,7 +102,7 @@ if want host; then
 		time_cmd "$RES/translate.txt" stap_pmu "$STAP_PMU" -p3 "$s"
 		time_cmd "$RES/translate.txt" stap "${STAP[@]}" -p3 "$s"
 	done
-	record_cmd translate "stap-pmu -p3 bench/scripts/translate.stp  vs  stap -R <patched runtime> -r <headers copy with guest System.map> -p3 bench/scripts/translate.stp (median of $P3_RUNS each, interleaved)"
+	record_cmd translate "stap-pmu -p3 bench/scripts/translate.stp  vs  stap -R <patched runtime> -r <headers copy with guest System.map> -p3 bench/scripts/translate.stp (median of $P3_RUNS each, interleaved; wall and user+system CPU time)"
 
 	log "build: -p4, $P4_RUNS runs each, interleaved"
 	b=$BENCH_WORK/p4

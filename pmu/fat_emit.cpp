@@ -1,27 +1,32 @@
-// fat_emit.cpp - write the fat table as kernel C (docs/runtime.md shapes).
+// fat_emit.cpp - write the fat table as kernel C (docs/runtime.md, "PMU
+// tables"), in the compact layout: one const object stp_pmu_data holding
+//   enc[]          distinct encodings, 8 bytes each (ext[] for the rare
+//                  ones that do not fit: config1, config >= 2^48, type > 255)
+//   match[]        every row's CPU match entries, in row order (x86: 4 bytes)
+//   vec[][NEVENTS] distinct event vectors: an encoding index per event
+//   rows[]         { nmatch, vec }: 2 bytes, no pointers
+//   row_names      the row names front-coded in one string
+//   event_names    the event names in one string, NUL separated
+// plus stp_pmu_init_tables(), which hands the members to the runtime.
 #include "pmu/fat_table.h"
 
 #include <algorithm>
 #include <cctype>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
 namespace stap_pmu::pmu {
 namespace {
 
-// Sizes of the runtime's structs on x86_64 (see docs/runtime.md).
-constexpr size_t match_size = 10; // u8, u16 x3, u8 x2, align 2
-constexpr size_t event_size = 32; // u32, u64 x2, u32, u8, align 8
-constexpr size_t row_size = 32;   // 3 pointers + unsigned int, align 8
-constexpr size_t pointer_size = 8;
-
-std::string c_ident(std::string_view s)
-{
-	std::string out;
-	for (char c : s)
-		out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
-	return out;
-}
+constexpr size_t enc_size = 8;      // u32, u16, u8, u8
+constexpr size_t enc_align = 4;
+constexpr size_t ext_size = 24;     // u64 x2, u32, u8, align 8
+constexpr size_t ext_align = 8;
+constexpr size_t row_size = 2;      // u8 nmatch, u8 vec
+constexpr size_t match_size_x86 = 4; // u8 x4, align 1
+constexpr size_t match_size_arm = 8; // u8 x2, u16 x2, u8 x2, align 2
+constexpr size_t name_max = 47;     // the runtime decodes names into 48 bytes
 
 std::string c_string(std::string_view s)
 {
@@ -62,126 +67,249 @@ const char *vendor_macro(const std::string &vendor)
 	return "0 /* unknown vendor */";
 }
 
-std::string flags_expr(const Encoding &e)
+unsigned flag_bits(const Encoding &e)
 {
-	std::vector<std::string_view> f;
-	if (e.exclude_user)
-		f.push_back("STP_EXCL_USER");
-	if (e.exclude_kernel)
-		f.push_back("STP_EXCL_KERNEL");
-	if (e.exclude_hv)
-		f.push_back("STP_EXCL_HV");
-	if (e.exclude_guest)
-		f.push_back("STP_EXCL_GUEST");
-	if (e.exclude_host)
-		f.push_back("STP_EXCL_HOST");
-	if (f.empty())
-		return "0";
+	return (e.exclude_user ? 1u : 0) | (e.exclude_kernel ? 2u : 0) | (e.exclude_hv ? 4u : 0) |
+	       (e.exclude_guest ? 8u : 0) | (e.exclude_host ? 16u : 0);
+}
+
+std::string flags_expr(const Encoding &e, bool ext)
+{
+	static const char *const names[] = {"STP_EXCL_USER", "STP_EXCL_KERNEL", "STP_EXCL_HV",
+					    "STP_EXCL_GUEST", "STP_EXCL_HOST"};
 	std::string out;
-	for (auto name : f)
-		out += out.empty() ? std::string(name) : fmt::format(" | {}", name);
-	return out;
+	unsigned bits = flag_bits(e);
+	for (unsigned i = 0; i < 5; i++)
+		if (bits & (1u << i))
+			out += (out.empty() ? "" : " | ") + std::string(names[i]);
+	if (e.precise_ip)
+		out += (out.empty() ? "" : " | ") + fmt::format("STP_ENC_PRECISE({})", e.precise_ip);
+	if (ext)
+		out += (out.empty() ? "" : " | ") + std::string("STP_ENC_EXT");
+	return out.empty() ? "0" : out;
 }
 
-// For each row, the index of the first row with the same event vector.
-std::vector<size_t> shared_event_arrays(const std::vector<Row> &rows)
+// An encoding needs the ext[] entry when its 8-byte form cannot hold it.
+bool needs_ext(const Encoding &e)
 {
-	std::vector<size_t> owner(rows.size());
-	for (size_t i = 0; i < rows.size(); ++i) {
-		owner[i] = i;
-		for (size_t j = 0; j < i; ++j)
-			if (owner[j] == j && rows[j].events == rows[i].events) {
-				owner[i] = j;
-				break;
-			}
+	return e.config1 || e.config >> 48 || e.type > 0xff;
+}
+
+bool is_arm(const FatTable &t)
+{
+	for (const Row &r : t.rows)
+		for (const CpuMatch &m : r.match)
+			return m.vendor == "ARM";
+	return false;
+}
+
+// Checks what the packed forms hold; the tables come from pmu/, so a value
+// out of range is a bug there.
+void check_match(const CpuMatch &m, bool arm)
+{
+	bool ok = arm ? m.family <= 0xff && m.model_max <= 0xffff && m.stepping_max <= 0xff
+		      : m.family < 64 && m.model_max <= 0xff && m.stepping_max <= 15;
+	if (!ok || m.model_min > m.model_max || m.stepping_min > m.stepping_max)
+		throw std::logic_error(fmt::format("CPU match {} {}/{}-{} does not fit the "
+						   "packed match entry",
+						   m.vendor, m.family, m.model_min, m.model_max));
+}
+
+// Everything the emitter and the size computation share.
+struct Layout {
+	std::vector<Encoding> enc;               // distinct encodings
+	std::vector<std::vector<size_t>> vec;    // distinct vectors of enc indexes
+	std::vector<size_t> row_vec;             // per row: its vector
+	std::vector<size_t> ext;                 // enc indexes needing ext[]
+	size_t nmatch = 0;
+	bool arm = false;
+	bool wide = false;                       // enc indexes need u16
+	std::string row_names;                   // without the final NUL
+	std::string event_names;                 // idem
+	size_t bytes = 0;                        // sizeof(stp_pmu_data)
+};
+
+size_t align_up(size_t n, size_t a)
+{
+	return (n + a - 1) / a * a;
+}
+
+Layout layout(const FatTable &t)
+{
+	Layout l;
+	l.arm = is_arm(t);
+	for (const Row &r : t.rows) {
+		std::vector<size_t> v;
+		for (const Encoding &e : r.events) {
+			auto it = std::find(l.enc.begin(), l.enc.end(), e);
+			v.push_back(static_cast<size_t>(it - l.enc.begin()));
+			if (it == l.enc.end())
+				l.enc.push_back(e);
+		}
+		auto it = std::find(l.vec.begin(), l.vec.end(), v);
+		l.row_vec.push_back(static_cast<size_t>(it - l.vec.begin()));
+		if (it == l.vec.end())
+			l.vec.push_back(std::move(v));
+		if (r.match.size() > 0xff)
+			throw std::logic_error("more than 255 CPU match entries in row " + r.pmu);
+		for (const CpuMatch &m : r.match)
+			check_match(m, l.arm);
+		l.nmatch += r.match.size();
 	}
-	return owner;
-}
+	if (t.rows.size() > 0xff)
+		throw std::logic_error("more than 255 PMU rows");
+	for (size_t i = 0; i < l.enc.size(); i++)
+		if (needs_ext(l.enc[i]))
+			l.ext.push_back(i);
+	l.wide = l.enc.size() > 0xff;
+	if (l.wide && l.enc.size() > 0xffff)
+		throw std::logic_error("more than 65535 distinct PMU encodings");
 
-void emit_matches(std::string &out, const Row &row)
-{
-	out += fmt::format("static const struct stp_pmu_match stp_pmu_match_{}[] = {{\n",
-			   c_ident(row.pmu));
-	for (const auto &m : row.match)
-		out += fmt::format("\t{{ {}, {}, {}, {}, {}, {} }},\n", vendor_macro(m.vendor),
-				   m.family, m.model_min, m.model_max, m.stepping_min,
-				   m.stepping_max);
-	out += "};\n";
-}
-
-void emit_events(std::string &out, const Row &row)
-{
-	out += fmt::format("static const struct stp_pmu_event stp_pmu_events_{}[STP_NEVENTS] = {{\n",
-			   c_ident(row.pmu));
-	for (const auto &e : row.events)
-		out += fmt::format("\t{{ .type = {}, .config = {}, .config1 = {}, .flags = {}, "
-				   ".precise = {} }},\n",
-				   e.type, c_hex(e.config), c_hex(e.config1), flags_expr(e),
-				   e.precise_ip);
-	out += "};\n";
-}
-
-void emit_rows(std::string &out, const FatTable &t, const std::vector<size_t> &owner)
-{
-	out += "static const struct stp_pmu_row stp_pmu_rows[] = {\n";
-	for (size_t i = 0; i < t.rows.size(); ++i) {
-		const Row &r = t.rows[i];
-		std::string events = t.events.empty()
-			? "NULL"
-			: fmt::format("stp_pmu_events_{}", c_ident(t.rows[owner[i]].pmu));
-		if (r.match.empty())
-			out += fmt::format("\t{{ {}, NULL, 0, {} }}, /* nmatch 0: any CPU */\n",
-					   c_string(r.pmu), events);
-		else
-			out += fmt::format("\t{{ {}, stp_pmu_match_{id}, ARRAY_SIZE(stp_pmu_match_{id}), "
-					   "{} }},\n",
-					   c_string(r.pmu), events, fmt::arg("id", c_ident(r.pmu)));
+	// front coding: 1 + (bytes shared with the previous name), the rest, NUL
+	std::string prev;
+	for (const Row &r : t.rows) {
+		if (r.pmu.empty() || r.pmu.size() > name_max)
+			throw std::logic_error("PMU row name '" + r.pmu + "' is empty or too long");
+		size_t k = 0;
+		while (k < prev.size() && k < r.pmu.size() && k < 126 && prev[k] == r.pmu[k])
+			k++;
+		if (!l.row_names.empty())
+			l.row_names += '\0';
+		l.row_names += static_cast<char>(1 + k);
+		l.row_names += r.pmu.substr(k);
+		prev = r.pmu;
 	}
-	out += "};\n";
-}
+	for (size_t i = 0; i < t.events.size(); i++) {
+		if (i)
+			l.event_names += '\0';
+		l.event_names += t.events[i];
+	}
 
-void emit_names(std::string &out, const FatTable &t)
-{
-	out += "static const char *const stp_pmu_event_names[STP_NEVENTS] = {\n";
-	for (const auto &e : t.events)
-		out += fmt::format("\t{},\n", c_string(e));
-	out += "};\n";
+	// members in emission order, each at its alignment
+	size_t n = 0, align = 1;
+	auto member = [&](size_t count, size_t size, size_t a) {
+		if (!count)
+			return;
+		n = align_up(n, a) + count * size;
+		align = std::max(align, a);
+	};
+	member(l.ext.size(), ext_size, ext_align);
+	member(l.enc.size(), enc_size, enc_align);
+	member(l.nmatch, l.arm ? match_size_arm : match_size_x86, l.arm ? 2 : 1);
+	member(t.events.empty() ? 0 : l.vec.size() * t.events.size(), l.wide ? 2 : 1,
+	       l.wide ? 2 : 1);
+	member(t.rows.size(), row_size, 1);
+	member(l.row_names.size() + 1, 1, 1);
+	member(l.event_names.size() + 1, 1, 1);
+	l.bytes = align_up(n, align);
+	return l;
 }
 
 } // namespace
 
 std::string emit_pmu_tables(const FatTable &t)
 {
+	Layout l = layout(t);
 	std::string out = "/* --- PMU tables (pmu/ fat table builder) --- */\n";
 	for (const auto &d : t.dropped)
-		out += fmt::format("/* no row for {}: {} */\n", c_comment(d.pmu),
-				  c_comment(d.reason));
-	for (const auto &r : t.rows)
-		if (!r.match.empty())
-			emit_matches(out, r);
-	auto owner = shared_event_arrays(t.rows);
-	if (!t.events.empty())
-		for (size_t i = 0; i < t.rows.size(); ++i)
-			if (owner[i] == i)
-				emit_events(out, t.rows[i]);
-	emit_rows(out, t, owner);
-	emit_names(out, t);
+		out += fmt::format("/* no row for {}: {} */\n", c_comment(d.pmu), c_comment(d.reason));
+	size_t nev = t.events.size();
+	bool have_vec = nev && !l.vec.empty();
+
+	out += fmt::format("/* {} bytes: {} rows, {} encodings, {} match entries */\n", l.bytes,
+			   t.rows.size(), l.enc.size(), l.nmatch);
+	out += "static const struct {\n";
+	if (!l.ext.empty())
+		out += fmt::format("\tstruct stp_pmu_event_ext ext[{}];\n", l.ext.size());
+	if (!l.enc.empty())
+		out += fmt::format("\tstruct stp_pmu_event enc[{}];\n", l.enc.size());
+	if (l.nmatch)
+		out += fmt::format("\tstruct stp_pmu_match match[{}];\n", l.nmatch);
+	if (have_vec)
+		out += fmt::format("\t{} vec[{}][STP_NEVENTS];\n", l.wide ? "u16" : "u8", l.vec.size());
+	out += fmt::format("\tstruct stp_pmu_row rows[{}];\n", t.rows.size());
+	out += fmt::format("\tchar row_names[{}];\n", l.row_names.size() + 1);
+	out += fmt::format("\tchar event_names[{}];\n", l.event_names.size() + 1);
+	out += "} stp_pmu_data = {\n";
+
+	if (!l.ext.empty()) {
+		out += "\t.ext = {\n";
+		for (size_t i : l.ext) {
+			const Encoding &e = l.enc[i];
+			out += fmt::format("\t\t{{ .config = {}, .config1 = {}, .type = {}, .enc = {} }},\n",
+					   c_hex(e.config), c_hex(e.config1), e.type, i);
+		}
+		out += "\t},\n";
+	}
+	if (!l.enc.empty()) {
+		out += "\t.enc = {\n";
+		for (size_t i = 0; i < l.enc.size(); i++) {
+			const Encoding &e = l.enc[i];
+			bool ext = needs_ext(e);
+			out += fmt::format("\t\t{{ {}, {}, {}, {} }}, /* {} */\n",
+					   ext ? "0" : c_hex(e.config & 0xffffffffu),
+					   ext ? "0" : c_hex(e.config >> 32),
+					   ext ? 0 : e.type, flags_expr(e, ext), i);
+		}
+		out += "\t},\n";
+	}
+	if (l.nmatch) {
+		out += "\t.match = {\n";
+		for (const Row &r : t.rows) {
+			if (r.match.empty())
+				continue;
+			out += fmt::format("\t\t/* {} */\n", c_comment(r.pmu));
+			for (const CpuMatch &m : r.match)
+				out += fmt::format("\t\tSTP_PMU_MATCH({}, {}, {}, {}, {}, {}),\n",
+						   vendor_macro(m.vendor), m.family, m.model_min,
+						   m.model_max, m.stepping_min, m.stepping_max);
+		}
+		out += "\t},\n";
+	}
+	if (have_vec) {
+		out += "\t.vec = {\n";
+		for (const auto &v : l.vec) {
+			std::string items;
+			for (size_t x : v)
+				items += (items.empty() ? "" : ", ") + std::to_string(x);
+			out += fmt::format("\t\t{{ {} }},\n", items);
+		}
+		out += "\t},\n";
+	}
+	out += "\t.rows = {\n";
+	for (size_t i = 0; i < t.rows.size(); i++) {
+		const Row &r = t.rows[i];
+		out += fmt::format("\t\t{{ {}, {} }}, /* {}{} */\n", r.match.size(), l.row_vec[i],
+				   c_comment(r.pmu), r.match.empty() ? ": any CPU" : "");
+	}
+	out += "\t},\n";
+	out += fmt::format("\t.row_names = {},\n", c_string(l.row_names));
+	out += fmt::format("\t.event_names = {},\n", c_string(l.event_names));
+	out += "};\n\n";
+
+	// assignments, not an initialized object: no second table of pointers
+	out += "static int stp_pmu_init_tables(struct stp_probe *probes, unsigned int nprobes)\n{\n";
+	if (!l.ext.empty())
+		out += fmt::format("\tstp_pmu_tab.ext = stp_pmu_data.ext;\n\tstp_pmu_tab.next = {};\n",
+				   l.ext.size());
+	if (!l.enc.empty())
+		out += "\tstp_pmu_tab.enc = stp_pmu_data.enc;\n";
+	if (l.nmatch)
+		out += "\tstp_pmu_tab.match = stp_pmu_data.match;\n";
+	if (have_vec)
+		out += fmt::format("\tstp_pmu_tab.{} = &stp_pmu_data.vec[0][0];\n",
+				   l.wide ? "vec16" : "vec8");
+	out += "\tstp_pmu_tab.rows = stp_pmu_data.rows;\n"
+	       "\tstp_pmu_tab.nrows = ARRAY_SIZE(stp_pmu_data.rows);\n"
+	       "\tstp_pmu_tab.row_names = stp_pmu_data.row_names;\n"
+	       "\tstp_pmu_tab.event_names = stp_pmu_data.event_names;\n"
+	       "\treturn stp_pmu_init(probes, nprobes);\n}\n";
 	return out;
 }
 
 size_t pmu_tables_size(const FatTable &t)
 {
-	size_t bytes = t.rows.size() * row_size + t.events.size() * pointer_size;
-	auto owner = shared_event_arrays(t.rows);
-	for (size_t i = 0; i < t.rows.size(); ++i) {
-		const Row &r = t.rows[i];
-		bytes += r.match.size() * match_size + r.pmu.size() + 1;
-		if (owner[i] == i)
-			bytes += r.events.size() * event_size;
-	}
-	for (const auto &e : t.events)
-		bytes += e.size() + 1;
-	return bytes;
+	return layout(t).bytes;
 }
 
 } // namespace stap_pmu::pmu

@@ -2,6 +2,9 @@
 #include "pmu/fat_table.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -19,6 +22,36 @@ void order_rows(std::vector<Row> &rows)
 }
 
 } // namespace
+
+std::optional<Encoding> parse_raw_event(std::string_view name)
+{
+	constexpr std::string_view pre = "perf.type(", mid = ").config(";
+	if (name.substr(0, pre.size()) != pre || name.empty() || name.back() != ')')
+		return std::nullopt;
+	std::string rest(name.substr(pre.size(), name.size() - pre.size() - 1));
+	size_t m = rest.find(mid);
+	if (m == std::string::npos || m == 0 || m + mid.size() >= rest.size())
+		return std::nullopt;
+	std::string t = rest.substr(0, m), c = rest.substr(m + mid.size());
+	auto number = [](const std::string &s, uint64_t max) -> std::optional<uint64_t> {
+		if (s.empty() || !std::isdigit(static_cast<unsigned char>(s[0])))
+			return std::nullopt;
+		errno = 0;
+		char *end = nullptr;
+		unsigned long long v = std::strtoull(s.c_str(), &end, 0);
+		if (errno || *end || v > max)
+			return std::nullopt;
+		return v;
+	};
+	auto type = number(t, UINT32_MAX);
+	auto config = number(c, UINT64_MAX);
+	if (!type || !config)
+		return std::nullopt;
+	Encoding e;
+	e.type = static_cast<uint32_t>(*type);
+	e.config = *config;
+	return e;
+}
 
 std::optional<Fallback> parse_fallback(std::string_view s)
 {
@@ -55,6 +88,10 @@ FatTable build_fat_table(const std::vector<std::string> &events,
 		}
 		std::vector<std::string> lacking;
 		for (size_t i = 0; i < events.size(); ++i) {
+			if (auto raw = parse_raw_event(events[i])) {
+				row.events.push_back(*raw);
+				continue;
+			}
 			TargetEncoding te = Resolver::encode(events[i], target);
 			if (!te.enc && fallback == Fallback::generic && target != generic_pmu) {
 				TargetEncoding g = Resolver::encode_generic(events[i]);

@@ -43,6 +43,12 @@ struct FatTable {
 							 // the generic encoding
 };
 
+// "perf.type(T).config(C)" (C decimal or 0x hex), the spelling
+// translator/probes/perf.cpp gives SystemTap's perf.type(T).config(C)
+// probes: the same encoding (no exclude bits) for every target. nullopt for
+// any other name.
+std::optional<Encoding> parse_raw_event(std::string_view name);
+
 // Encode every event for every target (libpfm4 PMU names, as returned by
 // Resolver::expand_targets). A target that lacks any event gets no row; it is
 // listed in `dropped` and, per event, in `missing`. Non-generic targets with
@@ -53,17 +59,18 @@ FatTable build_fat_table(const std::vector<std::string> &events,
 			 const std::vector<std::string> &targets,
 			 Fallback fallback = Fallback::row);
 
-// The PMU part of a generated module: stp_pmu_match_* and stp_pmu_events_*
-// arrays, stp_pmu_rows and stp_pmu_event_names. Identical event vectors are
-// emitted once and shared by their rows. Uses STP_NEVENTS, which the
-// generated file defines as table.events.size().
+// The PMU part of a generated module: the const object stp_pmu_data (shared
+// encodings, packed match entries, event vectors, rows without pointers,
+// front-coded row names, event names) and stp_pmu_init_tables(), which
+// hands it to the runtime (docs/runtime.md, "PMU tables"). Uses
+// STP_NEVENTS, which the generated file defines as table.events.size().
 std::string emit_pmu_tables(const FatTable &table);
 
 // Value for STP_PMU_TARGETS: the row PMUs, comma separated ("skl,perf").
 std::string pmu_targets_string(const FatTable &table);
 
-// Bytes of .rodata the emitted tables take on x86_64 (structs as the runtime
-// defines them, the shared event arrays counted once, plus the strings).
+// sizeof(stp_pmu_data): the bytes of .rodata the emitted tables take (the
+// runtime's struct sizes and alignments; x86 or arm64 match entries).
 size_t pmu_tables_size(const FatTable &table);
 
 } // namespace stap_pmu::pmu

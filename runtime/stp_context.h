@@ -37,6 +37,7 @@ enum stp_probe_kind {
 	STP_PROBE_KRETPROBE,
 	STP_PROBE_TIMER,
 	STP_PROBE_ERROR,		/* run instead of end after script errors */
+	STP_PROBE_PERF,			/* overflow of a sampling counter (stp_pmu.h) */
 };
 
 struct stp_context;
@@ -65,6 +66,9 @@ struct stp_probe {
 	void (*body)(struct stp_context *c);
 	int lock;			/* take the global lock around body */
 	int optional;			/* a kprobe that cannot be registered is skipped */
+	int event;			/* PERF: index of its sampling event */
+	u64 sample_period;		/* PERF: events per sample, or */
+	u64 sample_freq;		/* PERF: samples per second */
 
 	/* runtime-private */
 	union {

@@ -2,14 +2,15 @@
 /*
  * stp_module.h - module init and exit. Included last by the generated file:
  * it uses the tables the file defines (stp_probes[] and, when STP_NEVENTS
- * > 0, stp_pmu_rows[] and stp_pmu_event_names[]).
+ * > 0, stp_pmu_data and stp_pmu_init_tables()).
  *
  * init:  output buffer, contexts, PMU (identify CPUs, pick rows, create
  *        counters), /proc files, kprobes and kretprobes, timers, begin
  *        probes, state running. Each failure unwinds what came before.
  * stop:  ("stop" written to control, or module exit) state stopping,
- *        timers cancelled, probes unregistered (no handler runs after),
- *        end probes, counters released, state stopped.
+ *        timers cancelled, probes unregistered, sampling counters
+ *        disabled (no handler runs after), end probes, counters released,
+ *        state stopped.
  * exit:  stop if not done, /proc files removed, memory freed.
  */
 #ifndef STP_MODULE_H
@@ -26,6 +27,9 @@ static void stp_stop(void)
 	atomic_set(&stp_session.state, STP_STATE_STOPPING);
 	stp_timers_stop();
 	stp_probes_unregister();
+#if STP_NEVENTS > 0
+	stp_pmu_stop_sampling();
+#endif
 	/* after script errors the error probes run instead of the end probes */
 	if (atomic_read(&stp_session.errors))
 		stp_run_probes_of_kind(STP_PROBE_ERROR, STP_STATE_STOPPING);
@@ -83,8 +87,7 @@ static int __init stp_module_init(void)
 	if (rc)
 		goto err_output;
 #if STP_NEVENTS > 0
-	rc = stp_pmu_init(stp_pmu_rows, ARRAY_SIZE(stp_pmu_rows),
-			  stp_pmu_event_names);
+	rc = stp_pmu_init_tables(stp_probes, ARRAY_SIZE(stp_probes));
 	if (rc)
 		goto err_contexts;
 #endif

@@ -8,9 +8,10 @@
  * handlers and the begin/end probes. A write that does not fit is dropped
  * whole and its bytes are counted.
  *
- * NMI: a kprobe can fire in NMI context. Until the NMI-safe transport (a
- * later issue) an NMI writer only try-locks once and drops on failure, so
- * it can never spin on a lock held by the code it interrupted.
+ * NMI: perf overflow handlers of hardware events (and kprobes) can run in
+ * NMI context. An NMI writer only try-locks once and drops the write on
+ * failure, counting its bytes in nmi_dropped (reported with dropped), so it
+ * never spins on a lock held by the code it interrupted.
  */
 #ifndef STP_OUTPUT_H
 #define STP_OUTPUT_H
@@ -25,6 +26,7 @@ struct stp_outbuf {
 	size_t tail;			/* next byte read */
 	size_t used;
 	u64 dropped;			/* bytes lost to a full buffer */
+	atomic64_t nmi_dropped;		/* bytes an NMI writer could not lock for */
 	char *bounce;			/* STP_READ_CHUNK bytes, under read_mutex */
 	struct mutex read_mutex;	/* one reader at a time */
 };
@@ -48,6 +50,7 @@ static void stp_output_write(const char *s, size_t len)
 		local_irq_save(flags);
 		if (!raw_spin_trylock(&stp_out.lock)) {
 			local_irq_restore(flags);
+			atomic64_add(len, &stp_out.nmi_dropped);
 			return;
 		}
 	} else {
@@ -91,7 +94,7 @@ static u64 stp_output_dropped(void)
 	raw_spin_lock_irqsave(&stp_out.lock, flags);
 	d = stp_out.dropped;
 	raw_spin_unlock_irqrestore(&stp_out.lock, flags);
-	return d;
+	return d + atomic64_read(&stp_out.nmi_dropped);
 }
 
 static int stp_output_alloc(void)

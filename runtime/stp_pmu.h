@@ -4,9 +4,20 @@
  * lock-free read used by @pmu.
  *
  * A module carries a "fat table": rows of (CPU match list, one encoding per
- * script event). At init every online CPU identifies itself (CPUID, read on
- * that CPU through on_each_cpu), picks the first row that matches it and
- * gets one pinned counter per event with that row's encoding.
+ * script event), in the compact layout pmu/fat_emit.cpp writes (shared
+ * encodings, rows without pointers, packed match entries, front-coded row
+ * names; docs/runtime.md). At init every online CPU identifies itself
+ * (CPUID, read on that CPU through on_each_cpu), picks the first row that
+ * matches it and gets one pinned counter per event with that row's
+ * encoding.
+ *
+ * Sampling events (perf.event("E").sample(N) / .hz(F) probes) are events of
+ * the same table whose per-CPU counter is created with sample_period or
+ * freq/sample_freq and an overflow handler that runs the probe body with
+ * the interrupted registers. For hardware events the handler runs in NMI
+ * context: the paths it reaches are NMI-safe (stp_run_probe tries the
+ * global lock once in NMI, output try-locks once and counts what it drops,
+ * stp_pmu_read is lock-free).
  *
  * Reads (stp_pmu_read) are lock-free and NMI-safe, with interrupts off:
  * when the event is active on this CPU in a hardware counter the runtime
@@ -32,37 +43,145 @@
 #define STP_VENDOR_ARM		3	/* any arm64 CPU: family = MIDR implementer,
 					 * model = part, stepping = variant << 4 | revision */
 
-/* stp_pmu_event.flags: the perf_event_attr exclude_* bits */
+/* stp_pmu_event.flags: the perf_event_attr exclude_* bits, precise_ip */
 #define STP_EXCL_USER		(1u << 0)
 #define STP_EXCL_KERNEL		(1u << 1)
 #define STP_EXCL_HV		(1u << 2)
 #define STP_EXCL_GUEST		(1u << 3)
 #define STP_EXCL_HOST		(1u << 4)
+#define STP_ENC_PRECISE(n)	((n) << 5)	/* precise_ip 0-3 */
+#define STP_ENC_PRECISE_OF(f)	(((f) >> 5) & 3)
+#define STP_ENC_EXT		(1u << 7)	/* type/config/config1 in ext[] */
 
-/* one CPU range, like the kernel's x86_cpu_id */
+/*
+ * One CPU range, like the kernel's x86_cpu_id. x86: 4 bytes, vendor << 6 |
+ * family (family < 64), stepping_min << 4 | stepping_max. arm64: family =
+ * MIDR implementer, model = part (12 bits), stepping = variant << 4 |
+ * revision, 8 bytes.
+ */
+#if defined(CONFIG_X86)
 struct stp_pmu_match {
-	u8 vendor;
-	u16 family, model_min, model_max;
+	u8 vendor_family;
+	u8 model_min, model_max;
+	u8 stepping;
+};
+#define STP_PMU_MATCH(v, f, m0, m1, s0, s1) \
+	{ (v) << 6 | (f), (m0), (m1), (s0) << 4 | (s1) }
+#define STP_MATCH_VENDOR(m)	((m)->vendor_family >> 6)
+#define STP_MATCH_FAMILY(m)	((m)->vendor_family & 0x3f)
+#define STP_MATCH_STEP_MIN(m)	((m)->stepping >> 4)
+#define STP_MATCH_STEP_MAX(m)	((m)->stepping & 0xf)
+#else
+struct stp_pmu_match {
+	u8 vendor, family;
+	u16 model_min, model_max;
 	u8 stepping_min, stepping_max;
 };
+#define STP_PMU_MATCH(v, f, m0, m1, s0, s1) { (v), (f), (m0), (m1), (s0), (s1) }
+#define STP_MATCH_VENDOR(m)	((m)->vendor)
+#define STP_MATCH_FAMILY(m)	((m)->family)
+#define STP_MATCH_STEP_MIN(m)	((m)->stepping_min)
+#define STP_MATCH_STEP_MAX(m)	((m)->stepping_max)
+#endif
 
-/* the perf_event_attr fields of one event */
+/* one distinct encoding: config bits 0-47, type, flags (8 bytes) */
 struct stp_pmu_event {
-	u32 type;
-	u64 config, config1;
-	u32 flags;
-	u8 precise;
+	u32 config;
+	u16 config_hi;
+	u8 type;
+	u8 flags;			/* STP_EXCL_*, STP_ENC_PRECISE(), STP_ENC_EXT */
 };
 
-/* a PMU: the CPUs it matches (nmatch 0: any CPU) and STP_NEVENTS events */
-struct stp_pmu_row {
-	const char *pmu;
-	const struct stp_pmu_match *match;
-	unsigned int nmatch;
-	const struct stp_pmu_event *events;
+/* an encoding the 8 bytes cannot hold (config1, wide config or type) */
+struct stp_pmu_event_ext {
+	u64 config, config1;
+	u32 type;
+	u8 enc;				/* index of its stp_pmu_event */
 };
+
+/* a PMU row: its nmatch entries follow the previous rows' in match[]
+ * (nmatch 0: any CPU); vec indexes the event vectors */
+struct stp_pmu_row {
+	u8 nmatch;
+	u8 vec;
+};
+
+/* the generated tables, handed over by stp_pmu_init_tables() */
+struct stp_pmu_tables {
+	const struct stp_pmu_event_ext *ext;
+	unsigned int next;
+	const struct stp_pmu_event *enc;
+	const struct stp_pmu_match *match;
+	const u8 *vec8;			/* [nvec][STP_NEVENTS] encoding indexes, */
+	const u16 *vec16;		/* or wide ones (> 255 encodings) */
+	const struct stp_pmu_row *rows;
+	unsigned int nrows;
+	const char *row_names;		/* front-coded: 1 + shared prefix, rest, NUL */
+	const char *event_names;	/* NUL separated */
+};
+
+#define STP_PMU_NAME_LEN 48
 
 #if STP_NEVENTS > 0
+
+static struct stp_pmu_tables stp_pmu_tab;
+
+/* row r's name, decoded into buf (STP_PMU_NAME_LEN bytes) */
+static const char *stp_pmu_row_name(int r, char *buf)
+{
+	const char *s = stp_pmu_tab.row_names;
+	size_t k, n, len = 0;
+	int i;
+
+	buf[0] = '\0';
+	if (r < 0 || (unsigned int)r >= stp_pmu_tab.nrows)
+		return "?";
+	for (i = 0; i <= r; i++) {
+		k = min_t(size_t, (u8)*s++ - 1, len);
+		n = strlen(s);
+		len = min_t(size_t, k + n, STP_PMU_NAME_LEN - 1);
+		memcpy(buf + k, s, len - k);
+		buf[len] = '\0';
+		s += n + 1;
+	}
+	return buf;
+}
+
+static const char *stp_pmu_event_name(int idx)
+{
+	const char *s = stp_pmu_tab.event_names;
+
+	while (idx-- > 0)
+		s += strlen(s) + 1;
+	return s;
+}
+
+/* the attr fields of event idx in row r */
+static void stp_pmu_fill_attr(int r, int idx, struct perf_event_attr *attr)
+{
+	unsigned int v = stp_pmu_tab.rows[r].vec * STP_NEVENTS + idx;
+	unsigned int e = stp_pmu_tab.vec8 ? stp_pmu_tab.vec8[v] : stp_pmu_tab.vec16[v];
+	const struct stp_pmu_event *ev = &stp_pmu_tab.enc[e];
+	unsigned int i;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = ev->type;
+	attr->config = (u64)ev->config_hi << 32 | ev->config;
+	if (ev->flags & STP_ENC_EXT)
+		for (i = 0; i < stp_pmu_tab.next; i++)
+			if (stp_pmu_tab.ext[i].enc == e) {
+				attr->type = stp_pmu_tab.ext[i].type;
+				attr->config = stp_pmu_tab.ext[i].config;
+				attr->config1 = stp_pmu_tab.ext[i].config1;
+			}
+	attr->exclude_user = !!(ev->flags & STP_EXCL_USER);
+	attr->exclude_kernel = !!(ev->flags & STP_EXCL_KERNEL);
+	attr->exclude_hv = !!(ev->flags & STP_EXCL_HV);
+	attr->exclude_guest = !!(ev->flags & STP_EXCL_GUEST);
+	attr->exclude_host = !!(ev->flags & STP_EXCL_HOST);
+	attr->precise_ip = STP_ENC_PRECISE_OF(ev->flags);
+}
 
 /* what a CPU says about itself */
 struct stp_cpu_ident {
@@ -75,16 +194,15 @@ struct stp_cpu_ident {
 };
 
 struct stp_pmu_cpu {
-	const struct stp_pmu_row *row;
+	int row;			/* index in stp_pmu_tab.rows, -1: none */
 	struct perf_event *ev[STP_NEVENTS];
 	bool fast[STP_NEVENTS];		/* direct counter reads allowed */
 };
 
 static struct stp_pmu_cpu __percpu *stp_pmu_cpus;
-static const char *const *stp_pmu_names;	/* event names, for messages */
-static const struct stp_pmu_row *stp_pmu_rows_all;
-static unsigned int stp_pmu_nrows;
 static int stp_pmu_hp_state = -1;		/* dynamic cpuhp state, < 0: none */
+/* per event: the perf probe sampling it (NULL: a counting @pmu event) */
+static struct stp_probe *stp_pmu_sampler[STP_NEVENTS];
 
 #if defined(CONFIG_X86)
 
@@ -192,27 +310,27 @@ static void stp_cpu_ident_ipi(void *info)
 static bool stp_pmu_match_cpu(const struct stp_pmu_match *m,
 			      const struct stp_cpu_ident *id)
 {
-	return id->vendor && m->vendor == id->vendor &&
-	       m->family == id->family &&
+	return id->vendor && STP_MATCH_VENDOR(m) == id->vendor &&
+	       STP_MATCH_FAMILY(m) == id->family &&
 	       id->model >= m->model_min && id->model <= m->model_max &&
-	       id->stepping >= m->stepping_min &&
-	       id->stepping <= m->stepping_max;
+	       id->stepping >= STP_MATCH_STEP_MIN(m) &&
+	       id->stepping <= STP_MATCH_STEP_MAX(m);
 }
 
-static const struct stp_pmu_row *
-stp_pmu_pick_row(const struct stp_pmu_row *rows, unsigned int nrows,
-		 const struct stp_cpu_ident *id)
+/* the first row matching the CPU (match entries follow in row order) */
+static int stp_pmu_pick_row(const struct stp_cpu_ident *id)
 {
-	unsigned int r, m;
+	const struct stp_pmu_match *m = stp_pmu_tab.match;
+	unsigned int r, i;
 
-	for (r = 0; r < nrows; r++) {
-		if (!rows[r].nmatch)
-			return &rows[r];
-		for (m = 0; m < rows[r].nmatch; m++)
-			if (stp_pmu_match_cpu(&rows[r].match[m], id))
-				return &rows[r];
+	for (r = 0; r < stp_pmu_tab.nrows; r++) {
+		if (!stp_pmu_tab.rows[r].nmatch)
+			return r;
+		for (i = 0; i < stp_pmu_tab.rows[r].nmatch; i++, m++)
+			if (stp_pmu_match_cpu(m, id))
+				return r;
 	}
-	return NULL;
+	return -1;
 }
 
 /* texts for the errors perf_event_create_kernel_counter() returns */
@@ -238,18 +356,17 @@ static const char *stp_pmu_errno_text(int err)
 	}
 }
 
-static void stp_pmu_no_row(int cpu, const struct stp_cpu_ident *id,
-			   const struct stp_pmu_row *rows, unsigned int nrows)
+static void stp_pmu_no_row(int cpu, const struct stp_cpu_ident *id)
 {
-	char cpudesc[96], names[160];
-	unsigned int r;
+	char cpudesc[96], names[160], name[STP_PMU_NAME_LEN];
+	unsigned int r, nrows = stp_pmu_tab.nrows;
 	int len = 0;
 
 	stp_cpu_ident_describe(id, cpudesc, sizeof(cpudesc));
 	names[0] = '\0';
 	for (r = 0; r < nrows; r++)
 		len += scnprintf(names + len, sizeof(names) - len, "%s%s",
-				 r ? ", " : "", rows[r].pmu);
+				 r ? ", " : "", stp_pmu_row_name(r, name));
 	if (len >= sizeof(names) - 1)
 		strscpy(names + sizeof(names) - 4, "...", 4);
 	stp_err("cpu%d: no PMU row for %s (module built for: %s)\n",
@@ -417,7 +534,7 @@ static int stp_pmu_release_cpu(int cpu)
 		perf_event_release_kernel(e);
 		n++;
 	}
-	pc->row = NULL;
+	pc->row = -1;
 	return n;
 }
 
@@ -439,57 +556,77 @@ static void stp_pmu_release(void)
 	stp_dbg("released %d counters\n", n);
 }
 
-static int stp_pmu_create_cpu(int cpu, const struct stp_pmu_row *row)
+static void stp_run_probe(const struct stp_probe *p, struct pt_regs *regs,
+			  int run_state);
+
+/*
+ * Overflow handler of a sampling counter: NMI context for hardware events
+ * on x86 (and arm64 with pseudo-NMIs), interrupt context otherwise. The
+ * probe body sees the interrupted registers.
+ */
+static void stp_pmu_overflow(struct perf_event *e, struct perf_sample_data *data,
+			     struct pt_regs *regs)
+{
+	stp_run_probe(e->overflow_handler_context, regs, STP_STATE_RUNNING);
+}
+
+static int stp_pmu_create_cpu(int cpu, int row)
 {
 	struct stp_pmu_cpu *pc = per_cpu_ptr(stp_pmu_cpus, cpu);
-	const struct stp_pmu_event *ev;
+	char name[STP_PMU_NAME_LEN];
 	struct perf_event_attr attr;
+	struct stp_probe *sp;
 	struct perf_event *e;
 	int i, rc;
 
 	pc->row = row;
 	for (i = 0; i < STP_NEVENTS; i++) {
-		ev = &row->events[i];
-		memset(&attr, 0, sizeof(attr));
-		attr.size = sizeof(attr);
-		attr.type = ev->type;
-		attr.config = ev->config;
-		attr.config1 = ev->config1;
+		stp_pmu_fill_attr(row, i, &attr);
+		/* pinned: a counter that cannot be scheduled is an error */
 		attr.pinned = 1;
-		attr.exclude_user = !!(ev->flags & STP_EXCL_USER);
-		attr.exclude_kernel = !!(ev->flags & STP_EXCL_KERNEL);
-		attr.exclude_hv = !!(ev->flags & STP_EXCL_HV);
-		attr.exclude_guest = !!(ev->flags & STP_EXCL_GUEST);
-		attr.exclude_host = !!(ev->flags & STP_EXCL_HOST);
-		attr.precise_ip = ev->precise;
+		sp = stp_pmu_sampler[i];
+		if (sp && sp->sample_freq) {
+			attr.freq = 1;
+			attr.sample_freq = sp->sample_freq;
+		} else if (sp) {
+			attr.sample_period = sp->sample_period;
+		}
 
-		e = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
+		e = perf_event_create_kernel_counter(&attr, cpu, NULL,
+						     sp ? stp_pmu_overflow : NULL,
+						     sp);
 		if (IS_ERR(e)) {
 			rc = PTR_ERR(e);
 			goto err;
 		}
-		pc->fast[i] = STP_PMU_DIRECT_READ && stp_pmu_fast_ok(e);
+		/* @pmu never reads a sampling event */
+		pc->fast[i] = !sp && STP_PMU_DIRECT_READ && stp_pmu_fast_ok(e);
 		WRITE_ONCE(pc->ev[i], e); /* released by stp_pmu_release_cpu() */
 		/* a pinned event that cannot get a counter is put in error state */
 		if (READ_ONCE(e->state) == PERF_EVENT_STATE_ERROR) {
 			rc = -EBUSY;
 			goto err;
 		}
-		stp_dbg("cpu%d: counter %s row %s type=%u config=0x%llx%s\n", cpu,
-			stp_pmu_names[i], row->pmu, attr.type, attr.config,
-			pc->fast[i] ? " (direct reads)" : "");
+		stp_dbg("cpu%d: counter %s row %s type=%u config=0x%llx%s%s\n", cpu,
+			stp_pmu_event_name(i), stp_pmu_row_name(row, name),
+			attr.type, attr.config,
+			pc->fast[i] ? " (direct reads)" : "",
+			sp ? " (sampling)" : "");
 	}
 	return 0;
 
 err:
 	if (attr.config1)
-		stp_err("cpu%d: cannot create counter %s for row %s (type=%u config=0x%llx config1=0x%llx): %s (%d)\n",
-			cpu, stp_pmu_names[i], row->pmu, attr.type,
-			attr.config, attr.config1, stp_pmu_errno_text(rc), rc);
+		stp_err("cpu%d: cannot create %s %s for row %s (type=%u config=0x%llx config1=0x%llx): %s (%d)\n",
+			cpu, sp ? "sampling counter" : "counter",
+			stp_pmu_event_name(i), stp_pmu_row_name(row, name),
+			attr.type, attr.config, attr.config1,
+			stp_pmu_errno_text(rc), rc);
 	else
-		stp_err("cpu%d: cannot create counter %s for row %s (type=%u config=0x%llx): %s (%d)\n",
-			cpu, stp_pmu_names[i], row->pmu, attr.type,
-			attr.config, stp_pmu_errno_text(rc), rc);
+		stp_err("cpu%d: cannot create %s %s for row %s (type=%u config=0x%llx): %s (%d)\n",
+			cpu, sp ? "sampling counter" : "counter",
+			stp_pmu_event_name(i), stp_pmu_row_name(row, name),
+			attr.type, attr.config, stp_pmu_errno_text(rc), rc);
 	return rc;
 }
 
@@ -504,9 +641,9 @@ static void stp_cpu_ident_one(void *info)
 /* runs on the CPU coming online (cpuhp thread); never refuses it */
 static int stp_pmu_cpu_online(unsigned int cpu)
 {
-	const struct stp_pmu_row *row;
 	struct stp_cpu_ident id = {};
-	char cpudesc[96];
+	char cpudesc[96], name[STP_PMU_NAME_LEN];
+	int row;
 
 	if (smp_call_function_single(cpu, stp_cpu_ident_one, &id, 1) ||
 	    !id.valid) {
@@ -514,14 +651,14 @@ static int stp_pmu_cpu_online(unsigned int cpu)
 			cpu);
 		return 0;
 	}
-	row = stp_pmu_pick_row(stp_pmu_rows_all, stp_pmu_nrows, &id);
-	if (!row) {
-		stp_pmu_no_row(cpu, &id, stp_pmu_rows_all, stp_pmu_nrows);
+	row = stp_pmu_pick_row(&id);
+	if (row < 0) {
+		stp_pmu_no_row(cpu, &id);
 		return 0;
 	}
 	stp_cpu_ident_describe(&id, cpudesc, sizeof(cpudesc));
 	stp_info("cpu%u: online: %s selects PMU row %s\n", cpu, cpudesc,
-		 row->pmu);
+		 stp_pmu_row_name(row, name));
 	if (stp_pmu_create_cpu(cpu, row))
 		stp_pmu_release_cpu(cpu);
 	return 0;
@@ -541,16 +678,25 @@ static int stp_pmu_cpu_offline(unsigned int cpu)
  * register the hotplug callbacks, all with CPU hotplug held off. On failure
  * everything created so far is released. Sleeps.
  */
-static int stp_pmu_init(const struct stp_pmu_row *rows, unsigned int nrows,
-			const char *const *names)
+static int stp_pmu_init(struct stp_probe *probes, unsigned int nprobes)
 {
 	struct stp_cpu_ident *ids;
-	const struct stp_pmu_row *row;
-	int cpu, rc;
+	unsigned int i;
+	int cpu, rc, row;
 
-	stp_pmu_names = names;
-	stp_pmu_rows_all = rows;
-	stp_pmu_nrows = nrows;
+	/* the sampling events and their probes */
+	for (i = 0; i < nprobes; i++) {
+		if (probes[i].kind != STP_PROBE_PERF)
+			continue;
+		if (probes[i].event < 0 || probes[i].event >= STP_NEVENTS ||
+		    stp_pmu_sampler[probes[i].event] ||
+		    (!probes[i].sample_period && !probes[i].sample_freq)) {
+			stp_err("probe %s (%s): bad sampling event %d\n",
+				probes[i].name, probes[i].loc, probes[i].event);
+			return -EINVAL;
+		}
+		stp_pmu_sampler[probes[i].event] = &probes[i];
+	}
 	stp_pmu_arch_init();
 	ids = kcalloc(nr_cpu_ids, sizeof(*ids), GFP_KERNEL);
 	if (!ids)
@@ -558,6 +704,8 @@ static int stp_pmu_init(const struct stp_pmu_row *rows, unsigned int nrows,
 	stp_pmu_cpus = alloc_percpu(struct stp_pmu_cpu);
 	if (!stp_pmu_cpus)
 		goto err_free_ids;
+	for_each_possible_cpu(cpu)
+		per_cpu_ptr(stp_pmu_cpus, cpu)->row = -1;
 
 	cpus_read_lock();
 	on_each_cpu(stp_cpu_ident_ipi, ids, 1);
@@ -565,26 +713,27 @@ static int stp_pmu_init(const struct stp_pmu_row *rows, unsigned int nrows,
 	/* every CPU picks its own row first (hybrid parts differ per CPU) */
 	rc = 0;
 	for_each_online_cpu(cpu) {
-		char cpudesc[96];
+		char cpudesc[96], name[STP_PMU_NAME_LEN];
 
 		if (!ids[cpu].valid)
 			continue;
-		row = stp_pmu_pick_row(rows, nrows, &ids[cpu]);
-		if (!row) {
-			stp_pmu_no_row(cpu, &ids[cpu], rows, nrows);
+		row = stp_pmu_pick_row(&ids[cpu]);
+		if (row < 0) {
+			stp_pmu_no_row(cpu, &ids[cpu]);
 			rc = -ENODEV;
 			continue;
 		}
 		per_cpu_ptr(stp_pmu_cpus, cpu)->row = row;
 		stp_cpu_ident_describe(&ids[cpu], cpudesc, sizeof(cpudesc));
-		stp_info("cpu%d: %s selects PMU row %s\n", cpu, cpudesc, row->pmu);
+		stp_info("cpu%d: %s selects PMU row %s\n", cpu, cpudesc,
+			 stp_pmu_row_name(row, name));
 	}
 	if (rc)
 		goto err_release;
 
 	for_each_online_cpu(cpu) {
 		row = per_cpu_ptr(stp_pmu_cpus, cpu)->row;
-		if (!row)
+		if (row < 0)
 			continue;
 		rc = stp_pmu_create_cpu(cpu, row);
 		if (rc)
@@ -613,6 +762,28 @@ err_free_ids:
 err_nomem:
 	stp_err("cannot allocate the PMU state\n");
 	return -ENOMEM;
+}
+
+/*
+ * Stops every sampling counter before the end probes run: after
+ * perf_event_disable() returns, no overflow handler of that counter runs
+ * (the cross-call to its CPU waits for a running one). Sleeps.
+ */
+static void stp_pmu_stop_sampling(void)
+{
+	struct perf_event *e;
+	int cpu, i;
+
+	if (!stp_pmu_cpus)
+		return;
+	cpus_read_lock();
+	for_each_online_cpu(cpu)
+		for (i = 0; i < STP_NEVENTS; i++) {
+			e = per_cpu_ptr(stp_pmu_cpus, cpu)->ev[i];
+			if (e && stp_pmu_sampler[i])
+				perf_event_disable(e);
+		}
+	cpus_read_unlock();
 }
 
 /*

@@ -7,9 +7,10 @@
  * context (busy: a re-entry, the hit is skipped and counted), the session
  * state check, the bounded global trylock, the body.
  *
- * NMI: a kprobe hit in NMI context goes through the same path (the busy
- * context catches re-entry on this CPU, the lock wait is bounded); an
- * NMI-aware path and transport come with the NMI issue.
+ * NMI: perf overflow handlers of hardware events (and a kprobe hit in NMI
+ * context) go through the same path: the busy context catches re-entry on
+ * this CPU, the global lock is tried once (a failure skips the hit and
+ * counts it), output try-locks once and counts what it drops.
  */
 #ifndef STP_PROBES_H
 #define STP_PROBES_H
@@ -28,6 +29,10 @@ static struct kretprobe **stp_kretprobe_ptrs;
 static bool stp_lock_global(void)
 {
 	int i, j;
+
+	/* an NMI never waits: the holder may be what it interrupted */
+	if (in_nmi())
+		return raw_spin_trylock(&stp_session.lock);
 
 	for (i = 0; i < STP_MAXTRYLOCK; i++) {
 		for (j = 0; j < 64; j++) {
@@ -195,6 +200,13 @@ static int stp_probe_check(const struct stp_probe *p)
 		if (p->symbol)
 			return 0;
 		stp_err("probe %s (%s) has no symbol\n", p->name, p->loc);
+		return -EINVAL;
+	case STP_PROBE_PERF:
+		/* stp_pmu_init() checked the event and created the counters */
+		if (p->event >= 0 && p->event < STP_NEVENTS &&
+		    (p->sample_period || p->sample_freq))
+			return 0;
+		stp_err("probe %s (%s) has no sampling event\n", p->name, p->loc);
 		return -EINVAL;
 	case STP_PROBE_TIMER:
 		if (p->period_ns >= STP_MINTIMER_NS)

@@ -291,6 +291,7 @@ private:
 		case ProbeKind::Kretprobe: return "STP_PROBE_KRETPROBE";
 		case ProbeKind::Timer: return "STP_PROBE_TIMER";
 		case ProbeKind::Error: return "STP_PROBE_ERROR";
+		case ProbeKind::Perf: return "STP_PROBE_PERF";
 		}
 		return "STP_PROBE_BEGIN";
 	}
@@ -305,6 +306,13 @@ private:
 				os_ << "\t\t.symbol = " << c_string(p.symbol) << ",\n";
 			if (p.period_ns)
 				os_ << "\t\t.period_ns = " << p.period_ns << "ULL,\n";
+			if (p.kind == ProbeKind::Perf) {
+				os_ << "\t\t.event = " << p.event_index << ",\n";
+				if (p.sample_freq)
+					os_ << "\t\t.sample_freq = " << p.sample_freq << "ULL,\n";
+				else
+					os_ << "\t\t.sample_period = " << p.sample_period << "ULL,\n";
+			}
 			os_ << "\t\t.name = " << c_string(p.name) << ",\n"
 			    << "\t\t.loc = " << c_string(p.loc.str()) << ",\n"
 			    << "\t\t.body = stp_probe_" << pi.body << ",\n"
@@ -333,7 +341,7 @@ private:
 	{
 		const FunctionInfo &f = sema_.functions[i];
 		fn_temps_.resize(sema_.functions.size());
-		fn_decls_ += "static void stp_fn_" + f.fn->name + "(struct stp_context *c);\n";
+		fn_decls_ += "static __maybe_unused void stp_fn_" + f.fn->name + "(struct stp_context *c);\n";
 		if (!f.fn->body)
 			return;
 		ctx_ = Ctx();
@@ -341,9 +349,9 @@ private:
 		ctx_.fn = true;
 		fn_ = &f;
 		out << "/* function " << f.fn->name << " at " << f.fn->loc.str() << " */\n"
-		    << "static void stp_fn_" << f.fn->name << "(struct stp_context *c)\n{\n"
-		    << "\tstruct stp_fr_" << f.fn->name << " *f = &c->frames[c->nesting - 1].fn_"
-		    << f.fn->name << ";\n\n";
+		    << "static __maybe_unused void stp_fn_" << f.fn->name << "(struct stp_context *c)\n{\n"
+		    << "\tstruct stp_fr_" << f.fn->name
+		    << " *f __maybe_unused = &c->frames[c->nesting - 1].fn_" << f.fn->name << ";\n\n";
 		for (auto &l : f.locals) {
 			if (l->param)
 				continue;
@@ -579,7 +587,7 @@ private:
 		block_body(*s.body[0], ind + 2);
 		ctx_.continues.pop_back();
 		if (step) {
-			line(ind + 1) << "stp_cont_" << id << ":\n";
+			line(ind + 1) << "stp_cont_" << id << ": __maybe_unused;\n";
 			std::string code = eval(*step, mf);
 			checked(s, code, mf, ind + 2);
 		}
@@ -662,13 +670,12 @@ private:
 		block_body(*s.body[0], ind + 1);
 		ctx_.tries.pop_back();
 		line(ind + 1) << "goto stp_try_end_" << id << ";\n";
-		line(ind) << "stp_catch_" << id << ":\n";
+		line(ind) << "stp_catch_" << id << ": __maybe_unused;\n";
 		line(ind + 1) << "c->error = 0;\n";
 		if (auto vit = sema_.stmt_value.find(&s); vit != sema_.stmt_value.end())
 			line(ind + 1) << "stp_strlcpy(" << local_ref(*vit->second) << ", c->errmsg);\n";
 		block_body(*s.body[1], ind + 1);
-		line(ind) << "stp_try_end_" << id << ":\n";
-		line(ind + 1) << ";\n";
+		line(ind) << "stp_try_end_" << id << ": __maybe_unused;\n";
 		line(ind) << "}\n";
 	}
 

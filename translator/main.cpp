@@ -118,10 +118,18 @@ int pmu_encode(const Cli &cli)
 {
 	if (auto err = pmu::Resolver::init())
 		die("cannot initialize libpfm4: " + *err);
+	// the target architecture (-a / --vm-arch) decides what host and all mean
+	auto arch = pmu::parse_arch(!cli.arch.empty() ? cli.arch : cli.vm_arch);
+	if (!arch)
+		die("unknown architecture '" + cli.arch + cli.vm_arch + "' (x86_64, arm64)");
 	std::string err;
-	auto targets = pmu::Resolver::expand_targets(split_list(cli.pmu_targets), &err);
+	auto targets = pmu::Resolver::expand_targets(split_list(cli.pmu_targets), *arch, &err);
 	if (!err.empty())
 		die(err);
+	if (targets.empty())
+		die("no PMU targets to encode '" + cli.pmu_encode + "' for (name them with "
+		    "--pmu-targets; this machine's CPU matches no " +
+		    std::string(pmu::arch_name(*arch)) + " PMU table)");
 	bool any = false;
 	for (const std::string &t : targets) {
 		pmu::TargetEncoding te = pmu::Resolver::encode(cli.pmu_encode, t);
@@ -216,7 +224,10 @@ int list_probes(const Cli &cli)
 	std::string pat = !cli.list_probes.empty() ? cli.list_probes : cli.list_probes_vars;
 	ParseOptions po = parse_options(cli);
 	std::vector<std::string> names = {"begin", "end", "error", "timer.s(N)", "timer.ms(N)",
-					  "timer.us(N)", "timer.ns(N)", "timer.hz(N)"};
+					  "timer.us(N)", "timer.ns(N)", "timer.hz(N)",
+					  "perf.event(\"E\").sample(N)", "perf.event(\"E\").hz(N)",
+					  "perf.type(T).config(C).sample(N)",
+					  "perf.type(T).config(C).hz(N)"};
 	for (const std::string &a : tapset_aliases(load_tapsets(po.tapset_dirs, po.pp)))
 		names.push_back(a);
 	const std::string kp = "kprobe.function(\"";

@@ -372,11 +372,23 @@ private:
 				depth_--;
 				return b;
 			}
+			size_t before = pos_;
 			StmtPtr st = statement();
-			if (st)
+			if (st) {
 				b->body.push_back(std::move(st));
-			else
+			} else {
 				sync_stmt();
+				if (pos_ == before) {
+					// 'probe', 'global', ... inside a block: the block
+					// was never closed; let the top level resume here
+					if (cur().keyword("probe") || cur().keyword("global") ||
+					    cur().keyword("function") || cur().keyword("private")) {
+						depth_--;
+						return b;
+					}
+					advance();
+				}
+			}
 		}
 		advance(); // '}'
 		depth_--;

@@ -116,7 +116,16 @@ void print_elaborated(const Parsed &p, const Elaborated &e, std::ostream &os)
 	if (!e.sema.globals.empty()) {
 		os << "# globals\n";
 		for (auto &g : e.sema.globals)
-			os << g->name << ":" << type_name(g->type) << "\n";
+		{
+			os << g->name;
+			if (g->array) {
+				os << "[";
+				for (size_t k = 0; k < g->keys.size(); k++)
+					os << (k ? "," : "") << type_name(g->keys[k]);
+				os << "]";
+			}
+			os << ":" << type_name(g->type) << "\n";
+		}
 	}
 	for (size_t i = 0; i < e.sema.bodies.size(); i++) {
 		const ProbeBody &b = e.sema.bodies[i];
@@ -131,6 +140,12 @@ void print_elaborated(const Parsed &p, const Elaborated &e, std::ostream &os)
 	os << "# events\n";
 	for (size_t i = 0; i < e.sema.events.size(); i++) {
 		os << i << " " << e.sema.events[i].name;
+		if (e.sema.events[i].sampling) {
+			if (e.sema.events[i].sample_freq)
+				os << " /* sampling, " << e.sema.events[i].sample_freq << " Hz */";
+			else
+				os << " /* sampling, period " << e.sema.events[i].sample_period << " */";
+		}
 		if (i < e.pmu.table.missing.size() && !e.pmu.table.missing[i].empty()) {
 			os << " /* missing on:";
 			for (const auto &m : e.pmu.table.missing[i])

@@ -114,7 +114,7 @@ private:
 			deep_reported_ = true;
 			return;
 		}
-		while (i < end) {
+		while (i < end && !deep_reported_) {
 			const Token &tok = t[i];
 			if (tok.punct("%(")) {
 				size_t q, colon, close;
@@ -221,6 +221,15 @@ private:
 	{
 		const Macro &m = macros_.at(t[i].text);
 		SourceLoc use = t[i].loc;
+		// a macro that uses itself twice doubles at every level: bound the
+		// total work, not only the depth
+		if (++expansions_ > max_expansions || out.size() > max_output_tokens) {
+			if (!deep_reported_)
+				diags_.error(use, "macro expansion too large (more than " +
+							  std::to_string(max_expansions) + " expansions)");
+			deep_reported_ = true;
+			return 0;
+		}
 		i++;
 		std::vector<std::vector<Token>> args;
 		if (!m.params.empty()) {
@@ -410,6 +419,9 @@ private:
 	Diagnostics &diags_;
 	std::map<std::string, Macro> macros_;
 	bool deep_reported_ = false;
+	unsigned expansions_ = 0;
+	static constexpr unsigned max_expansions = 10000;
+	static constexpr size_t max_output_tokens = 1000000;
 };
 
 } // namespace

@@ -57,10 +57,25 @@ public:
 		unsigned before = diags_.error_count();
 		walk_all(true);
 		finish(diags_.error_count() == before);
+		sampling_events();
 		return std::move(r_);
 	}
 
 private:
+	// Each perf sampling probe point gets an event of its own, after the
+	// @pmu events (their indexes stay as the walk assigned them).
+	void sampling_events()
+	{
+		for (ProbeInstance &pi : r_.instances) {
+			ResolvedPoint &p = pi.point;
+			if (p.kind != ProbeKind::Perf)
+				continue;
+			p.event_index = r_.events.size();
+			r_.events.push_back({p.event, p.event_loc, true, p.sample_period,
+					     p.sample_freq});
+		}
+	}
+
 	// ---- declarations ----
 
 	void declare_globals()
@@ -196,6 +211,8 @@ private:
 			if (p.is_alias)
 				continue;
 			size_t plain = SIZE_MAX;
+			// expansions with the same wrapping share one body
+			std::vector<std::pair<std::vector<const void *>, size_t>> shared;
 			for (const ProbePoint &pp : p.points) {
 				std::vector<Expansion> exps;
 				size_t before_instances = r_.instances.size();
@@ -213,7 +230,23 @@ private:
 						}
 						body = plain;
 					} else {
-						body = synthesize(p, e);
+						std::vector<const void *> key;
+						for (const Stmt *b : e.before)
+							key.push_back(b);
+						key.push_back(nullptr);
+						for (const Stmt *a : e.after)
+							key.push_back(a);
+						key.push_back(nullptr);
+						for (const Expr *c : e.conds)
+							key.push_back(c);
+						body = SIZE_MAX;
+						for (auto &[k, b] : shared)
+							if (k == key)
+								body = b;
+						if (body == SIZE_MAX) {
+							body = synthesize(p, e);
+							shared.push_back({key, body});
+						}
 					}
 					for (auto &[ppp, rp] : e.points)
 						r_.instances.push_back({std::move(*rp), body, ppp->optional});
@@ -222,8 +255,6 @@ private:
 				if (pp.sufficient && r_.instances.size() > before_instances)
 					break;
 			}
-			if (plain == SIZE_MAX && r_.instances.empty() && false)
-				(void)0;
 		}
 	}
 
@@ -1178,7 +1209,7 @@ private:
 		}
 		size_t idx = r_.events.size();
 		for (size_t i = 0; i < r_.events.size(); i++)
-			if (r_.events[i].name == name.text)
+			if (r_.events[i].name == name.text && !r_.events[i].sampling)
 				idx = i;
 		if (idx == r_.events.size())
 			r_.events.push_back({name.text, name.loc});

@@ -44,6 +44,11 @@ struct Symbol {
 struct EventUse {
 	std::string name;
 	SourceLoc loc; // first use
+	// a perf sampling probe's event: a counter of its own (never shared
+	// with @pmu reads of the same name), created with a period or frequency
+	bool sampling = false;
+	uint64_t sample_period = 0;
+	uint64_t sample_freq = 0;
 };
 
 struct ProbeBody {

@@ -6,7 +6,7 @@
  *
  * The script it stands for (sample.stp):
  *
- *   global hits, ticks, t0, t0_cpu = -1, lat
+ *   global hits, ticks, samples, t0, t0_cpu = -1, lat
  *
  *   probe begin { printf("begin: target=%d\n", target()) }
  *
@@ -25,8 +25,10 @@
  *
  *   probe timer.ms(10) { ticks++ }
  *
+ *   probe perf.event("perf::cpu-clock").sample(1000000) { samples++ }
+ *
  *   probe end {
- *   	printf("end: hits=%d ticks=%d\n", hits, ticks)
+ *   	printf("end: hits=%d ticks=%d samples=%d\n", hits, ticks, samples)
  *   	if (@count(lat))
  *   		printf("cpu-clock ns per getpid: count=%d min=%d avg=%d max=%d\n",
  *   		       @count(lat), @min(lat), @avg(lat), @max(lat))
@@ -35,7 +37,7 @@
 #define STP_MODULE_NAME "sample_module"		/* == KBUILD_MODNAME */
 #define STP_SCRIPT_HASH "0000000000000000000000000000000000000000"
 #define STP_PMU_TARGETS "perf"
-#define STP_NEVENTS 1
+#define STP_NEVENTS 2		/* @pmu cpu-clock, the sampling cpu-clock */
 
 #include "stp_limits.h"
 
@@ -48,22 +50,42 @@ union stp_locals {
 
 #include "stp_runtime.h"
 
-/* --- PMU tables --- */
-static const struct stp_pmu_event stp_pmu_events_perf[STP_NEVENTS] = {
-	{ .type = 1, .config = 0, .config1 = 0, .flags = 0 },	/* cpu-clock */
+/* --- PMU tables (no match entries: the generic row only) --- */
+static const struct {
+	struct stp_pmu_event enc[1];
+	u8 vec[1][STP_NEVENTS];
+	struct stp_pmu_row rows[1];
+	char row_names[6];
+	char event_names[32];
+} stp_pmu_data = {
+	.enc = {
+		{ 0, 0, 1, STP_EXCL_HV },	/* type 1 config 0: cpu-clock */
+	},
+	.vec = {
+		{ 0, 0 },
+	},
+	.rows = {
+		{ 0, 0 },	/* perf: any CPU */
+	},
+	.row_names = "\001perf",
+	.event_names = "perf::cpu-clock\000perf::cpu-clock",
 };
 
-static const struct stp_pmu_row stp_pmu_rows[] = {
-	{ "perf", NULL, 0, stp_pmu_events_perf },	/* nmatch 0: any CPU */
-};
-
-static const char *const stp_pmu_event_names[STP_NEVENTS] = {
-	"perf::cpu-clock",
-};
+static int stp_pmu_init_tables(struct stp_probe *probes, unsigned int nprobes)
+{
+	stp_pmu_tab.enc = stp_pmu_data.enc;
+	stp_pmu_tab.vec8 = &stp_pmu_data.vec[0][0];
+	stp_pmu_tab.rows = stp_pmu_data.rows;
+	stp_pmu_tab.nrows = ARRAY_SIZE(stp_pmu_data.rows);
+	stp_pmu_tab.row_names = stp_pmu_data.row_names;
+	stp_pmu_tab.event_names = stp_pmu_data.event_names;
+	return stp_pmu_init(probes, nprobes);
+}
 
 /* --- globals --- */
 static s64 g_hits;
 static s64 g_ticks;
+static s64 g_samples;
 static s64 g_t0;
 static s64 g_t0_cpu = -1;
 static struct stp_stat g_lat;
@@ -111,15 +133,21 @@ static void stp_probe_3(struct stp_context *c)
 	g_ticks++;
 }
 
+static void stp_probe_5(struct stp_context *c)
+{
+	g_samples++;
+}
+
 static void stp_probe_4(struct stp_context *c)
 {
 	s64 n, lo, avg, hi;
 
-	c->loc = "sample.stp:20:2";
-	stp_printf(c, "end: hits=%lld ticks=%lld\n", g_hits, g_ticks);
-	c->loc = "sample.stp:21:6";
+	c->loc = "sample.stp:22:2";
+	stp_printf(c, "end: hits=%lld ticks=%lld samples=%lld\n", g_hits,
+		   g_ticks, g_samples);
+	c->loc = "sample.stp:23:6";
 	if (stp_stat_count(c, &g_lat)) {
-		c->loc = "sample.stp:23:10";
+		c->loc = "sample.stp:25:10";
 		n = stp_stat_count(c, &g_lat);
 		lo = stp_stat_min(c, &g_lat);
 		if (unlikely(c->error))
@@ -148,8 +176,11 @@ static struct stp_probe stp_probes[] = {
 	{ .kind = STP_PROBE_TIMER, .period_ns = 10000000,
 	  .name = "timer.ms(10)", .loc = "sample.stp:17:1",
 	  .body = stp_probe_3, .lock = 1 },
+	{ .kind = STP_PROBE_PERF, .event = 1, .sample_period = 1000000,
+	  .name = "perf.event(\"perf::cpu-clock\").sample(1000000)",
+	  .loc = "sample.stp:19:1", .body = stp_probe_5, .lock = 1 },
 	{ .kind = STP_PROBE_END, .name = "end",
-	  .loc = "sample.stp:19:1", .body = stp_probe_4, .lock = 1 },
+	  .loc = "sample.stp:21:1", .body = stp_probe_4, .lock = 1 },
 };
 
 #include "stp_module.h"

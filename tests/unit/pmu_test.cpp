@@ -282,30 +282,25 @@ TEST(PmuFatTable, RowsDedupAndMissing)
 	EXPECT_EQ(pmu_targets_string(t), "skl,skx");
 
 	std::string c = emit_pmu_tables(t);
-	EXPECT_TRUE(contains(c, "static const struct stp_pmu_match stp_pmu_match_skl[] = {\n"
-				"\t{ STP_VENDOR_INTEL, 6, 78, 78, 0, 15 },\n"))
+	// one shared encoding vector, packed match entries in row order, rows
+	// { nmatch, vec } without pointers, front-coded names ("skx" shares "sk")
+	EXPECT_TRUE(contains(c, "\t\tSTP_PMU_MATCH(STP_VENDOR_INTEL, 6, 78, 78, 0, 15),\n")) << c;
+	EXPECT_TRUE(contains(c, "\t\t/* skx */\n"
+				"\t\tSTP_PMU_MATCH(STP_VENDOR_INTEL, 6, 85, 85, 0, 4),\n\t},\n"))
 		<< c;
-	EXPECT_TRUE(contains(c, "static const struct stp_pmu_match stp_pmu_match_skx[] = {\n"
-				"\t{ STP_VENDOR_INTEL, 6, 85, 85, 0, 4 },\n};\n"))
+	EXPECT_TRUE(contains(c, "\t.enc = {\n"
+				"\t\t{ 0xc0, 0, 4, STP_EXCL_GUEST }, /* 0 */\n"
+				"\t\t{ 0x3c, 0, 4, STP_EXCL_GUEST }, /* 1 */\n\t},\n"))
 		<< c;
-	EXPECT_TRUE(contains(c, "static const struct stp_pmu_event stp_pmu_events_skl[STP_NEVENTS] = {\n"
-				"\t{ .type = 4, .config = 0xc0, .config1 = 0, .flags = STP_EXCL_GUEST, .precise = 0 },\n"
-				"\t{ .type = 4, .config = 0x3c, .config1 = 0, .flags = STP_EXCL_GUEST, .precise = 0 },\n"
-				"};\n"))
+	EXPECT_TRUE(contains(c, "\t.vec = {\n\t\t{ 0, 1 },\n\t},\n")) << c;
+	EXPECT_TRUE(contains(c, "\t.rows = {\n\t\t{ 5, 0 }, /* skl */\n\t\t{ 1, 0 }, /* skx */\n\t},\n"))
 		<< c;
-	EXPECT_FALSE(contains(c, "stp_pmu_events_skx")) << c; // deduplicated
-	EXPECT_TRUE(contains(c, "static const struct stp_pmu_row stp_pmu_rows[] = {\n"
-				"\t{ \"skl\", stp_pmu_match_skl, ARRAY_SIZE(stp_pmu_match_skl), stp_pmu_events_skl },\n"
-				"\t{ \"skx\", stp_pmu_match_skx, ARRAY_SIZE(stp_pmu_match_skx), stp_pmu_events_skl },\n"
-				"};\n"))
-		<< c;
-	EXPECT_TRUE(contains(c, "static const char *const stp_pmu_event_names[STP_NEVENTS] = {\n"
-				"\t\"INST_RETIRED:ANY_P\",\n\t\"cycles\",\n};\n"))
-		<< c;
+	EXPECT_TRUE(contains(c, "\t.row_names = \"\\001skl\\000\\003x\",\n")) << c;
+	EXPECT_TRUE(contains(c, "\t.event_names = \"INST_RETIRED:ANY_P\\000cycles\",\n")) << c;
 	EXPECT_TRUE(contains(c, "/* no row for perf: lacks INST_RETIRED:ANY_P */")) << c;
-	// 2 rows + 2 name pointers + 5 skl and 1 skx match entries + one shared
-	// 2-event array + strings "skl" "skx" "INST_RETIRED:ANY_P" "cycles".
-	EXPECT_EQ(pmu_tables_size(t), 2 * 32 + 2 * 8 + 6 * 10 + 2 * 32 + 4 + 4 + 19 + 7);
+	// 2 encodings x 8 + 6 match entries x 4 + one 2-byte vector + 2 rows x 2
+	// + "\001skl\0\003x\0" + "INST_RETIRED:ANY_P\0cycles\0", rounded to 4.
+	EXPECT_EQ(pmu_tables_size(t), 80u);
 }
 
 TEST(PmuFatTable, GenericRowLastAndShared)
@@ -316,10 +311,8 @@ TEST(PmuFatTable, GenericRowLastAndShared)
 	EXPECT_EQ(t.rows[1].pmu, "perf");
 	EXPECT_TRUE(t.rows[1].match.empty());
 	std::string c = emit_pmu_tables(t);
-	EXPECT_TRUE(contains(c, "\t{ STP_VENDOR_AMD, 25, 0, 15, 0, 15 },\n")) << c;
-	EXPECT_TRUE(contains(c, "\t{ \"perf\", NULL, 0, stp_pmu_events_perf }, "
-				"/* nmatch 0: any CPU */\n"))
-		<< c;
+	EXPECT_TRUE(contains(c, "\t\tSTP_PMU_MATCH(STP_VENDOR_AMD, 25, 0, 15, 0, 15),\n")) << c;
+	EXPECT_TRUE(contains(c, "\t\t{ 0, 1 }, /* perf: any CPU */\n")) << c;
 	EXPECT_TRUE(t.dropped.empty());
 }
 
@@ -329,8 +322,10 @@ TEST(PmuFatTable, OffcoreAndUnmatchedTargets)
 				     {"skl", "icl", "ix86arch"});
 	ASSERT_EQ(t.rows.size(), 1u);
 	std::string c = emit_pmu_tables(t);
-	EXPECT_TRUE(contains(c, "{ .type = 4, .config = 0x1b7, .config1 = 0x3f84000001, "
-				".flags = STP_EXCL_KERNEL | STP_EXCL_GUEST, .precise = 0 }"))
+	// config1 does not fit the 8-byte encoding: it goes to ext[]
+	EXPECT_TRUE(contains(c, "\t\t{ .config = 0x1b7, .config1 = 0x3f84000001, .type = 4, .enc = 0 },\n"))
+		<< c;
+	EXPECT_TRUE(contains(c, "\t\t{ 0, 0, 0, STP_EXCL_KERNEL | STP_EXCL_GUEST | STP_ENC_EXT }, /* 0 */\n"))
 		<< c;
 	// icl spells its offcore umasks differently (OCR-style DEMAND_DATA_RD_L3_MISS).
 	ASSERT_EQ(t.missing[0].size(), 1u);
@@ -347,8 +342,9 @@ TEST(PmuFatTable, NoEvents)
 	FatTable t = build_fat_table({}, {"skl", "perf"});
 	ASSERT_EQ(t.rows.size(), 2u);
 	std::string c = emit_pmu_tables(t);
-	EXPECT_FALSE(contains(c, "stp_pmu_events_")) << c;
-	EXPECT_TRUE(contains(c, "\t{ \"perf\", NULL, 0, NULL }, /* nmatch 0: any CPU */\n")) << c;
+	EXPECT_FALSE(contains(c, ".enc = ")) << c;
+	EXPECT_FALSE(contains(c, ".vec = ")) << c;
+	EXPECT_TRUE(contains(c, "\t\t{ 0, 0 }, /* perf: any CPU */\n")) << c;
 }
 
 } // namespace

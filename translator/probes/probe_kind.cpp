@@ -9,6 +9,7 @@ static const ProbeProvider *const providers[] = {
 	&begin_end_provider_error,
 	&kprobe_provider,
 	&timer_provider,
+	&perf_provider,
 };
 
 std::optional<ResolvedPoint> resolve_probe_point(const ProbePoint &pp, Diagnostics &diags)
@@ -34,6 +35,7 @@ const char *probe_kind_name(ProbeKind k)
 	case ProbeKind::Kretprobe: return "kretprobe";
 	case ProbeKind::Timer: return "timer";
 	case ProbeKind::Error: return "error";
+	case ProbeKind::Perf: return "perf";
 	}
 	return "?";
 }

@@ -12,7 +12,7 @@
 
 namespace stap_pmu {
 
-enum class ProbeKind { Begin, End, Kprobe, Kretprobe, Timer, Error };
+enum class ProbeKind { Begin, End, Kprobe, Kretprobe, Timer, Error, Perf };
 
 // One probe point after resolution: what the runtime must register.
 struct ResolvedPoint {
@@ -21,6 +21,14 @@ struct ResolvedPoint {
 	std::string symbol;    // kprobes: kernel symbol
 	uint64_t period_ns = 0; // timers
 	SourceLoc loc;
+	// perf (sampling): the event ("perf::cpu-clock", "cycles", or
+	// "perf.type(T).config(C)"), one of period/freq, and the event's index
+	// in SemaResult::events (set by sema)
+	std::string event;
+	SourceLoc event_loc;
+	uint64_t sample_period = 0;
+	uint64_t sample_freq = 0;
+	size_t event_index = SIZE_MAX;
 };
 
 struct ProbeProvider {
@@ -37,6 +45,7 @@ extern const ProbeProvider begin_end_provider_end;
 extern const ProbeProvider begin_end_provider_error;
 extern const ProbeProvider kprobe_provider;
 extern const ProbeProvider timer_provider;
+extern const ProbeProvider perf_provider;
 
 // Resolves any probe point, reporting unknown ones with the list of kinds.
 std::optional<ResolvedPoint> resolve_probe_point(const ProbePoint &pp, Diagnostics &diags);

@@ -1,0 +1,159 @@
+// language_test.cpp - the grown language: canonical printing, the
+// preprocessor, aliases and optional points, type inference across
+// functions and arrays, warnings.
+#include <gtest/gtest.h>
+
+#include "frontend_helpers.h"
+#include "translator/codegen.h"
+#include "translator/lexer.h"
+#include "translator/preprocess.h"
+
+using namespace stap_pmu;
+using stap_pmu::test::Checked;
+using stap_pmu::test::Front;
+
+static std::string reprinted(const std::string &text)
+{
+	Front f(text);
+	EXPECT_FALSE(f.diags.has_errors()) << f.rendered();
+	std::string once = f.printed();
+	Front g(once);
+	EXPECT_FALSE(g.diags.has_errors()) << once << g.rendered();
+	EXPECT_EQ(g.printed(), once);
+	return once;
+}
+
+TEST(Language, CanonicalFormRoundTrips)
+{
+	EXPECT_EQ(reprinted("probe begin { x = - -1; y = (a = 2) + 1; z = -(--w) }"),
+		  "probe begin\n{\n  x = -(-1);\n  y = ((a = 2) + 1);\n  z = -(--w);\n}\n");
+	EXPECT_EQ(reprinted("global a%[5]\nprobe begin { foreach (v- = [k, j] in a limit 3) next }"),
+		  // a value sort is printed on the array
+		  "global a%[5]\nprobe begin\n{\n  foreach (v = [k, j] in a- limit 3)\n    next;\n}\n");
+	EXPECT_EQ(reprinted("function f:string (a:long, b) { return sprint(a) . b }\n"
+			    "probe p = begin { } probe p, end? if (1) { try { } catch (m) { } }"),
+		  "function f:string (a:long, b)\n{\n  return (sprint(a) . b);\n}\n"
+		  "probe p = begin\n{\n}\nprobe p, end? if (1)\n{\n  try\n  {\n  }\n  catch (m)\n"
+		  "  {\n  }\n}\n");
+	// statements are separated so that the next one cannot glue on
+	EXPECT_EQ(reprinted("probe begin { x = y\n(z)++ }"), "probe begin\n{\n  x = y(z)++;\n}\n");
+	EXPECT_EQ(reprinted("probe begin { x = y; (z)++ }"), "probe begin\n{\n  x = y;\n  z++;\n}\n");
+}
+
+static std::string preprocessed(const std::string &text, const PreprocInput &in)
+{
+	SourceFile f("t.stp", text);
+	Diagnostics d;
+	Script s = parse(f, d, in);
+	std::ostringstream os;
+	d.render(os);
+	print_script(s, os);
+	return os.str();
+}
+
+TEST(Language, PreprocessorComparesVersionsNumerically)
+{
+	PreprocInput in;
+	in.kernel_v = "5.10.0";
+	in.kernel_vr = "5.10.0-28-amd64";
+	in.arch = "x86_64";
+	in.config["CONFIG_HZ"] = "250";
+	in.config["CONFIG_SMP"] = "y";
+	auto pick = [&](const std::string &cond) {
+		return preprocessed("probe begin { x = %( " + cond + " %? 1 %: 2 %) }", in);
+	};
+	EXPECT_NE(pick("kernel_v > \"5.9\"").find("x = 1;"), std::string::npos);
+	EXPECT_NE(pick("kernel_v < \"5.10.1\"").find("x = 1;"), std::string::npos);
+	EXPECT_NE(pick("kernel_vr == \"5.10*\" && arch == \"x86_64\"").find("x = 1;"),
+		  std::string::npos);
+	EXPECT_NE(pick("CONFIG_HZ >= 1000 || CONFIG_SMP != \"y\"").find("x = 2;"), std::string::npos);
+	EXPECT_NE(pick("CONFIG_NOPE == \"y\"").find("x = 2;"), std::string::npos);
+	// macros substitute tokens, like C's
+	EXPECT_EQ(preprocessed("@define SQ(a) %( (@a * @a) %)\nprobe begin { x = @SQ(1 + 2) }", in),
+		  "probe begin\n{\n  x = ((1 + (2 * 1)) + 2);\n}\n");
+}
+
+TEST(Language, AliasesExpandToTheirPoints)
+{
+	Checked c("probe two = kprobe.function(\"a\"), kprobe.function(\"b\") { n = 1 }\n"
+		  "probe two, begin { n++ }");
+	ASSERT_FALSE(c.diags.has_errors()) << c.rendered();
+	ASSERT_EQ(c.sema.instances.size(), 3u);
+	EXPECT_EQ(c.sema.instances[0].point.symbol, "a");
+	EXPECT_EQ(c.sema.instances[1].point.symbol, "b");
+	// the alias points share one combined body, begin has the plain one
+	EXPECT_EQ(c.sema.instances[0].body, c.sema.instances[1].body);
+	EXPECT_NE(c.sema.instances[0].body, c.sema.instances[2].body);
+}
+
+TEST(Language, OptionalAndSufficientPoints)
+{
+	Checked c("probe nosuch.thing?, begin!, end { }");
+	ASSERT_FALSE(c.diags.has_errors()) << c.rendered();
+	ASSERT_EQ(c.sema.instances.size(), 1u); // '!' resolved: end is not tried
+	EXPECT_EQ(c.sema.instances[0].point.name, "begin");
+}
+
+TEST(Language, TypesFlowThroughFunctionsAndArrays)
+{
+	Checked c("global a, s\n"
+		  "function key(x) { return sprint(x) }\n"
+		  "function get(k) { return a[k, 1] }\n"
+		  "probe begin { a[key(3), 1] = get(\"x\") . \"!\"; s[key(1)] <<< 2 }");
+	ASSERT_FALSE(c.diags.has_errors()) << c.rendered();
+	const Symbol &a = *c.sema.globals[0];
+	EXPECT_TRUE(a.array);
+	ASSERT_EQ(a.keys.size(), 2u);
+	EXPECT_EQ(a.keys[0], Type::String);
+	EXPECT_EQ(a.keys[1], Type::Long);
+	EXPECT_EQ(a.type, Type::String);
+	EXPECT_EQ(c.sema.globals[1]->type, Type::Stats);
+	EXPECT_EQ(c.sema.functions[0].ret, Type::String);
+	EXPECT_EQ(c.sema.functions[1].locals[0]->type, Type::String);
+}
+
+TEST(Language, ScalarStatisticsNeedNoLock)
+{
+	Checked c("global s, n\nprobe kprobe.function(\"f\") { s <<< 1 }\n"
+		  "probe kprobe.function(\"g\") { n++ }\nprobe end { println(@count(s), n) }");
+	ASSERT_FALSE(c.diags.has_errors()) << c.rendered();
+	EXPECT_FALSE(c.sema.bodies[0].uses_globals); // per-CPU statistic
+	EXPECT_TRUE(c.sema.bodies[1].uses_globals);
+}
+
+TEST(Language, UnusedVariableWarningsAndModes)
+{
+	Checked c("probe begin { x = 1; y = 2; println(y) }");
+	ASSERT_EQ(c.diags.all().size(), 1u) << c.rendered();
+	EXPECT_EQ(c.diags.all()[0].severity, Severity::Warning);
+	EXPECT_EQ(c.diags.all()[0].message, "variable 'x' is assigned but never read");
+
+	SourceFile f("t.stp", "probe begin { x = 1 }");
+	Diagnostics w;
+	w.set_warning_mode(Diagnostics::WarningMode::Suppress);
+	analyze(parse(f, w), w);
+	EXPECT_TRUE(w.all().empty());
+	Diagnostics e;
+	e.set_warning_mode(Diagnostics::WarningMode::AsErrors);
+	analyze(parse(f, e), e);
+	EXPECT_TRUE(e.has_errors());
+}
+
+TEST(Language, GeneratedCodeUsesTheRuntimeContracts)
+{
+	Checked c("global a[16], w%[4], s\n"
+		  "function f(n) { return n > 0 ? f(n - 1) : 0 }\n"
+		  "probe begin { a[1, \"x\"] = f(2); w[1] = 1; s <<< 1; print(@hist_log(s))\n"
+		  "  foreach ([k, j] in a- limit 2) delete w }");
+	ASSERT_FALSE(c.diags.has_errors()) << c.rendered();
+	CodegenInput in;
+	in.script = &c.script;
+	in.sema = &c.sema;
+	in.module_name = "m";
+	std::string code = generate_c(in);
+	for (const char *want : {"#define STP_HAVE_FRAMES 1", "#define STP_HAVE_MAPS 1",
+				 ".cap = 16,", ".wrap = true,", "static DEFINE_PER_CPU(struct stp_pcs_s, g_s);",
+				 "stp_map_sort(c, &g_a, 0, -1)", "stp_nest_enter(c)", "stp_hist_print(",
+				 "stp_actions(c, ", "#define STP_HIST_MAX 129"})
+		EXPECT_NE(code.find(want), std::string::npos) << want;
+}

@@ -1,0 +1,140 @@
+// perf_probe_test.cpp - sampling probes (perf.event / perf.type.config),
+// their events in the fat table, and the compact table size.
+#include <gtest/gtest.h>
+
+#include "frontend_helpers.h"
+#include "pmu/fat_table.h"
+#include "translator/codegen.h"
+
+using namespace stap_pmu;
+using stap_pmu::test::Checked;
+
+namespace {
+
+std::string first_error(const std::string &text)
+{
+	Checked c(text);
+	for (const Diagnostic &d : c.diags.all())
+		if (d.severity == Severity::Error)
+			return d.loc.str() + ": " + d.message + (d.hint.empty() ? "" : " [" + d.hint + "]");
+	return "no error";
+}
+
+TEST(PerfProbe, ResolvesSamplingPoints)
+{
+	Checked c("probe perf.event(\"cycles\").sample(1000), perf.event(\"perf::cpu-clock\").hz(250),"
+		  " perf.type(4).config(0x8).sample(100000), perf.type(1).config(0) {}\n"
+		  "probe begin { x = @pmu(\"cycles\") }");
+	ASSERT_FALSE(c.diags.has_errors()) << c.rendered();
+	auto &in = c.sema.instances;
+	ASSERT_EQ(in.size(), 5u);
+	EXPECT_EQ(in[0].point.kind, ProbeKind::Perf);
+	EXPECT_EQ(in[0].point.sample_period, 1000u);
+	EXPECT_EQ(in[1].point.sample_freq, 250u);
+	EXPECT_EQ(in[1].point.sample_period, 0u);
+	EXPECT_EQ(in[2].point.event, "perf.type(4).config(0x8)");
+	EXPECT_EQ(in[3].point.sample_period, 1000000u); // SystemTap's default
+	// @pmu events first; each sampling point gets an event of its own, even
+	// one named like a counting event
+	ASSERT_EQ(c.sema.events.size(), 5u);
+	EXPECT_EQ(c.sema.events[0].name, "cycles");
+	EXPECT_FALSE(c.sema.events[0].sampling);
+	EXPECT_EQ(in[0].point.event_index, 1u);
+	EXPECT_EQ(c.sema.events[1].name, "cycles");
+	EXPECT_TRUE(c.sema.events[1].sampling);
+	EXPECT_EQ(c.sema.events[1].sample_period, 1000u);
+	EXPECT_EQ(c.sema.events[2].sample_freq, 250u);
+	EXPECT_EQ(in[3].point.event_index, 4u);
+}
+
+TEST(PerfProbe, Errors)
+{
+	EXPECT_EQ(first_error("probe perf.event.sample(10) {}"),
+		  "t.stp:1:12: perf.event needs an event name in quotes, e.g. "
+		  "perf.event(\"cycles\")");
+	EXPECT_EQ(first_error("probe perf.event(\"cycles\").sample(10).hz(5) {}"),
+		  "t.stp:1:39: unexpected '.hz' in 'perf.event(\"cycles\").sample(10).hz(5)' "
+		  "[sampling probes: perf.event(\"EVENT\").sample(N) or .hz(F), "
+		  "perf.type(T).config(C).sample(N)]");
+}
+
+TEST(PerfProbe, ArgumentErrors)
+{
+	EXPECT_EQ(first_error("probe perf.event(\"cycles\").sample(0) {}"),
+		  "t.stp:1:35: perf .sample needs a positive number, e.g. .sample(100000)");
+	EXPECT_EQ(first_error("probe perf.event(\"cycles\").hz(200000) {}"),
+		  "t.stp:1:31: perf .hz(200000) is above the kernel's default maximum sample "
+		  "rate of 100000");
+	EXPECT_EQ(first_error("probe perf.event(\"cycles\").period(5) {}"),
+		  "t.stp:1:28: unexpected '.period' in 'perf.event(\"cycles\").period(5)' "
+		  "[sampling probes: perf.event(\"EVENT\").sample(N) or .hz(F), "
+		  "perf.type(T).config(C).sample(N)]");
+	EXPECT_EQ(first_error("probe perf.cycles {}"),
+		  "t.stp:1:12: expected perf.event(\"EVENT\") or perf.type(T).config(C) in "
+		  "'perf.cycles' [sampling probes: perf.event(\"EVENT\").sample(N) or .hz(F), "
+		  "perf.type(T).config(C).sample(N)]");
+	EXPECT_EQ(first_error("probe perf.type(1).config(\"x\") {}"),
+		  "t.stp:1:27: perf.config needs a non-negative number");
+}
+
+TEST(PerfProbe, ProbeTableEntry)
+{
+	Checked c("global n\nprobe perf.event(\"perf::cpu-clock\").hz(100) { n++ }\n"
+		  "probe perf.type(1).config(0).sample(5000) { n++ }");
+	ASSERT_FALSE(c.diags.has_errors()) << c.rendered();
+	CodegenInput in;
+	in.script = &c.script;
+	in.sema = &c.sema;
+	in.module_name = "m";
+	std::string src = generate_c(in);
+	EXPECT_NE(src.find("\t\t.kind = STP_PROBE_PERF,\n\t\t.event = 0,\n\t\t.sample_freq = 100ULL,\n"),
+		  std::string::npos)
+		<< src;
+	EXPECT_NE(src.find("\t\t.kind = STP_PROBE_PERF,\n\t\t.event = 1,\n\t\t.sample_period = 5000ULL,\n"),
+		  std::string::npos)
+		<< src;
+	EXPECT_NE(src.find("#define STP_NEVENTS 2\n"), std::string::npos) << src;
+}
+
+TEST(PerfProbe, RawEventsInEveryRow)
+{
+	using namespace stap_pmu::pmu;
+	auto e = parse_raw_event("perf.type(4).config(0x8)");
+	ASSERT_TRUE(e.has_value());
+	EXPECT_EQ(e->type, 4u);
+	EXPECT_EQ(e->config, 8u);
+	EXPECT_FALSE(e->exclude_hv);
+	EXPECT_FALSE(parse_raw_event("perf.type(4).config()").has_value());
+	EXPECT_FALSE(parse_raw_event("perf.type(x).config(1)").has_value());
+	EXPECT_FALSE(parse_raw_event("cycles").has_value());
+	FatTable t = build_fat_table({"perf.type(1).config(0)", "cycles"}, {"skl", "perf"});
+	ASSERT_EQ(t.rows.size(), 2u);
+	for (const Row &r : t.rows) {
+		EXPECT_EQ(r.events[0].type, 1u) << r.pmu;
+		EXPECT_EQ(r.events[0].config, 0u) << r.pmu;
+	}
+}
+
+// Issue 4: 4 portable events for every x86 core PMU fit in 1 KB of module
+// data. Needs --pmu-fallback generic: netburst lacks instructions and
+// branches, nhm branch-misses.
+TEST(PmuCompactTables, FourPortableEventsForEveryX86PmuFitIn1K)
+{
+	using namespace stap_pmu::pmu;
+	ASSERT_FALSE(Resolver::init().has_value());
+	std::string err;
+	std::vector<std::string> targets = Resolver::expand_targets({"all"}, Arch::x86_64, &err);
+	ASSERT_TRUE(err.empty()) << err;
+	ASSERT_GE(targets.size(), 47u);
+	targets.push_back("perf");
+	FatTable t = build_fat_table({"cycles", "instructions", "branches", "branch-misses"},
+				     targets, Fallback::generic);
+	EXPECT_EQ(t.rows.size(), targets.size());
+	size_t bytes = pmu_tables_size(t);
+	EXPECT_LE(bytes, 1024u);
+	EXPECT_GT(bytes, 512u); // a sanity floor: 80+ match entries, 48 names
+	std::string c = emit_pmu_tables(t);
+	EXPECT_NE(c.find("/* " + std::to_string(bytes) + " bytes: "), std::string::npos) << c;
+}
+
+} // namespace

@@ -1,5 +1,7 @@
 // stap-pmu-loader - loads and runs one stap-pmu module (static; used inside guests).
 //   stap-pmu-loader [-x PID] [-c CMD] [-o FILE] [-v] MODULE.ko
+//   stap-pmu-loader [-o FILE] [-v] -A NAME   attach to a loaded module (--attach)
+//   stap-pmu-loader [-o FILE] [-v] -S NAME   stop and unload it (--stop)
 #include "translator/loader.h"
 
 #include <unistd.h>
@@ -15,7 +17,8 @@ namespace {
 {
 	if (msg)
 		std::fprintf(stderr, "stap-pmu-loader: %s\n", msg);
-	std::fprintf(stderr, "usage: stap-pmu-loader [-x PID] [-c CMD] [-o FILE] [-v] MODULE.ko\n");
+	std::fprintf(stderr, "usage: stap-pmu-loader [-x PID] [-c CMD] [-o FILE] [-v] MODULE.ko\n"
+			     "       stap-pmu-loader [-o FILE] [-v] -A|-S NAME\n");
 	std::exit(2);
 }
 
@@ -25,7 +28,9 @@ int main(int argc, char **argv)
 {
 	stap_pmu::loader::LoadOptions o;
 	int c;
-	while ((c = getopt(argc, argv, "+x:c:o:vh")) != -1) {
+	char session = 0; // 'A' attach, 'S' stop
+	std::string session_name;
+	while ((c = getopt(argc, argv, "+x:c:o:vhA:S:")) != -1) {
 		switch (c) {
 		case 'x': {
 			char *end;
@@ -47,11 +52,28 @@ int main(int argc, char **argv)
 		case 'v':
 			o.verbose = true;
 			break;
+		case 'A':
+		case 'S':
+			if (session)
+				usage("-A and -S cannot be used together");
+			session = (char)c;
+			session_name = optarg;
+			break;
 		case 'h':
 			usage(nullptr);
 		default:
 			usage(nullptr);
 		}
+	}
+	if (session) {
+		if (optind != argc || o.target_pid || !o.command.empty())
+			usage("-A/-S take a module name and no module file, -x or -c");
+		stap_pmu::loader::SessionOptions so;
+		so.module_name = session_name;
+		so.output_file = o.output_file;
+		so.verbose = o.verbose;
+		return session == 'A' ? stap_pmu::loader::attach_module(so)
+				      : stap_pmu::loader::stop_module(so);
 	}
 	if (optind != argc - 1)
 		usage(optind >= argc ? "no module given" : "exactly one module expected");

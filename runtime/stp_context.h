@@ -55,6 +55,8 @@ struct stp_stat {
  * One resolved probe point. Generated code initializes the public fields
  * with designated initializers; the rest belongs to the runtime.
  */
+struct stp_tvar;
+
 struct stp_probe {
 	/* public */
 	enum stp_probe_kind kind;
@@ -69,6 +71,8 @@ struct stp_probe {
 	int event;			/* PERF: index of its sampling event */
 	u64 sample_period;		/* PERF: events per sample, or */
 	u64 sample_freq;		/* PERF: samples per second */
+	const struct stp_tvar *tvars;	/* KPROBE, KRETPROBE: target variables */
+	unsigned int ntvars;
 
 	/* runtime-private */
 	union {
@@ -85,6 +89,7 @@ struct stp_context {
 	const struct stp_probe *probe;
 	const char *loc;		/* updated by generated code */
 	struct pt_regs *regs;		/* NULL for begin, end */
+	const u64 *entry;		/* kretprobe: values saved at entry */
 	int error;			/* non-zero after stp_error() */
 	int nesting;			/* script function call depth */
 	long actions;			/* statements run (MAXACTION) */

@@ -137,5 +137,6 @@ MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("stap-pmu script module");
 MODULE_INFO(stp_script_hash, STP_SCRIPT_HASH);
 MODULE_INFO(stp_pmu_targets, STP_PMU_TARGETS);
+MODULE_INFO(stp_pmu_version, STP_VERSION);
 
 #endif /* STP_MODULE_H */

@@ -45,9 +45,12 @@ static bool stp_lock_global(void)
 	return false;
 }
 
-/* runs p->body on this CPU if the session is in state run_state */
-static void stp_run_probe(const struct stp_probe *p, struct pt_regs *regs,
-			  int run_state)
+/*
+ * runs p->body on this CPU if the session is in state run_state; entry:
+ * the values a kretprobe saved at function entry (NULL otherwise)
+ */
+static void stp_run_probe_data(const struct stp_probe *p, struct pt_regs *regs,
+			       int run_state, const u64 *entry)
 {
 	struct stp_context *c;
 	unsigned long flags;
@@ -67,6 +70,7 @@ static void stp_run_probe(const struct stp_probe *p, struct pt_regs *regs,
 	c->probe = p;
 	c->loc = p->loc;
 	c->regs = regs;
+	c->entry = entry;
 	c->error = 0;
 	c->nesting = 0;
 	c->actions = 0;
@@ -75,12 +79,19 @@ static void stp_run_probe(const struct stp_probe *p, struct pt_regs *regs,
 		stp_report_error(c);
 	c->probe = NULL;
 	c->regs = NULL;
+	c->entry = NULL;
 	if (p->lock)
 		raw_spin_unlock(&stp_session.lock);
 out_busy:
 	atomic_dec(&c->busy);
 out:
 	local_irq_restore(flags);
+}
+
+static void stp_run_probe(const struct stp_probe *p, struct pt_regs *regs,
+			  int run_state)
+{
+	stp_run_probe_data(p, regs, run_state, NULL);
 }
 
 static int stp_kprobe_handler(struct kprobe *kp, struct pt_regs *regs)
@@ -96,9 +107,24 @@ static int stp_kretprobe_handler(struct kretprobe_instance *ri,
 	struct kretprobe *rp = stp_get_kretprobe(ri);
 
 	/* NULL once unregistered: the instance outlived its kretprobe */
+	if (likely(rp)) {
+		const struct stp_probe *p = container_of(rp, struct stp_probe, u.rp);
+
+		stp_run_probe_data(p, regs, STP_STATE_RUNNING,
+				   p->ntvars ? (const u64 *)ri->data : NULL);
+	}
+	return 0;
+}
+
+/* kretprobes with target variables: argument values saved at entry */
+static int stp_kretprobe_entry(struct kretprobe_instance *ri,
+			       struct pt_regs *regs)
+{
+	struct kretprobe *rp = stp_get_kretprobe(ri);
+
 	if (likely(rp))
-		stp_run_probe(container_of(rp, struct stp_probe, u.rp), regs,
-			      STP_STATE_RUNNING);
+		stp_tvar_save_entry(container_of(rp, struct stp_probe, u.rp),
+				    regs, (u64 *)ri->data);
 	return 0;
 }
 
@@ -233,6 +259,10 @@ static int stp_probe_register_one(struct stp_probe *p)
 	} else {
 		p->u.rp.kp.symbol_name = p->symbol;
 		p->u.rp.handler = stp_kretprobe_handler;
+		if (p->ntvars) {
+			p->u.rp.entry_handler = stp_kretprobe_entry;
+			p->u.rp.data_size = (p->ntvars + 1) * sizeof(u64);
+		}
 		rc = register_kretprobe(&p->u.rp);
 	}
 	if (rc && p->optional) {

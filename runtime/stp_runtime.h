@@ -19,6 +19,7 @@
 #include "stp_string.h"
 #include "stp_map.h"
 #include "stp_pmu.h"
+#include "stp_tvar.h"
 #include "stp_probes.h"
 
 #endif /* STP_RUNTIME_H */

@@ -44,6 +44,13 @@ const std::vector<Builtin> &all_builtins()
 		{"stringat", T::Long, {T::String, T::Long}, "stp_stringat(c, $1, $2)",
 		 "stringat(s, i): the character at index i", 0, true},
 		{"toupper", T::String, {T::String}, "stp_toupper($t, $1)", "s in upper case"},
+		{"returnval", T::Long, {}, "stp_returnval(c)",
+		 "the return value, in a .return probe", 0, true},
+		{"probefunc", T::String, {}, "stp_probefunc(c)", "name of the probed function"},
+		{"kernel_string", T::String, {T::Long}, "stp_kernel_string(c, $t, $1)",
+		 "the NUL-terminated kernel string at an address (read without faulting)", 0, true},
+		{"register", T::Long, {T::String}, "stp_register(c, $1)",
+		 "register(\"rax\"): a register of the probed context", 0, true},
 		{"tolower", T::String, {T::String}, "stp_tolower($t, $1)", "s in lower case"},
 	};
 	return table;

@@ -296,14 +296,44 @@ private:
 		return "STP_PROBE_BEGIN";
 	}
 
+	// target variables of each probe point (runtime/stp_tvar.h)
+	void tvar_tables()
+	{
+		for (size_t i = 0; i < sema_.instances.size(); i++) {
+			const ResolvedPoint &p = sema_.instances[i].point;
+			if (p.tvars.empty())
+				continue;
+			os_ << "static const struct stp_tvar stp_tvars_" << i << "[] = {\n";
+			for (const dwarf::Access &a : p.tvars) {
+				os_ << "\t{ .base = "
+				    << (a.base == dwarf::Access::Return ? "STP_TVAR_RETURN" : "STP_TVAR_ARG")
+				    << ", .arg = " << a.arg << ", .size = " << a.size
+				    << ", .is_signed = " << a.is_signed << ", .nderef = " << a.offsets.size()
+				    << ", .deref_last = " << a.deref_last << ", .at_entry = " << a.at_entry
+				    << ", .off = {";
+				for (size_t j = 0; j < a.offsets.size(); j++)
+					os_ << (j ? ", " : " ") << a.offsets[j];
+				os_ << " } },\n";
+			}
+			os_ << "};\n\n";
+		}
+	}
+
 	void probe_table()
 	{
+		tvar_tables();
 		os_ << "static struct stp_probe stp_probes[] = {\n";
-		for (const ProbeInstance &pi : sema_.instances) {
+		for (size_t pidx = 0; pidx < sema_.instances.size(); pidx++) {
+			const ProbeInstance &pi = sema_.instances[pidx];
 			const ResolvedPoint &p = pi.point;
 			os_ << "\t{\n\t\t.kind = " << kind_enum(p.kind) << ",\n";
 			if (!p.symbol.empty())
 				os_ << "\t\t.symbol = " << c_string(p.symbol) << ",\n";
+			if (p.offset)
+				os_ << "\t\t.offset = " << p.offset << ",\n";
+			if (!p.tvars.empty())
+				os_ << "\t\t.tvars = stp_tvars_" << pidx << ",\n\t\t.ntvars = "
+				    << p.tvars.size() << ",\n";
 			if (p.period_ns)
 				os_ << "\t\t.period_ns = " << p.period_ns << "ULL,\n";
 			if (p.kind == ProbeKind::Perf) {
@@ -749,6 +779,8 @@ private:
 		case ExprKind::String:
 			return c_string(e.text);
 		case ExprKind::Var:
+			if (!e.text.empty() && e.text[0] == '$')
+				return tvar_ref(e);
 			return ref_of(e);
 		case ExprKind::Index: {
 			const Symbol *sym = sema_.symbol_of(e);
@@ -1052,8 +1084,24 @@ private:
 		return "stp_agg_" + sym->name + "(c)";
 	}
 
+	// $x, $x->f, @entry($x): read through the probe point's stp_tvar
+	std::string tvar_ref(const Expr &e)
+	{
+		auto it = sema_.tvar_of.find(&e);
+		if (it == sema_.tvar_of.end())
+			return "0";
+		may_fail_ = true;
+		return "stp_tvar_get(c, " + std::to_string(it->second) + ")";
+	}
+
 	std::string at_call(const Expr &e)
 	{
+		if (e.text == "entry")
+			return tvar_ref(e);
+		if (e.text == "defined") {
+			auto it = sema_.const_of.find(&e);
+			return "((s64)" + std::to_string(it == sema_.const_of.end() ? 0 : it->second) + ")";
+		}
 		if (e.text == "pmu") {
 			auto it = sema_.event_of.find(&e);
 			size_t idx = it == sema_.event_of.end() ? 0 : it->second;

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sys/wait.h>
@@ -56,6 +57,12 @@ KbuildResult kbuild(const KbuildRequest &req)
 	for (const std::string &v : req.make_vars)
 		cmd += " " + shell_quote(v);
 	cmd += " modules 2>&1";
+	// Test hook: every make run is appended to $STAP_PMU_KBUILD_LOG, so tests
+	// can assert that a cached module was not rebuilt.
+	if (const char *hook = getenv("STAP_PMU_KBUILD_LOG"); hook && *hook) {
+		std::ofstream log(hook, std::ios::app);
+		log << cmd << "\n";
+	}
 	FILE *p = popen(cmd.c_str(), "r");
 	if (!p) {
 		r.error = "cannot run make";

@@ -167,6 +167,14 @@ private:
 		size_t start = pos_;
 		while (is_ident_char(peek()))
 			advance();
+		// target variable member chains lex as one name: $p->field->field
+		if (src_[start] == '$')
+			while (peek() == '-' && peek(1) == '>' && is_ident_start(peek(2)) &&
+			       peek(2) != '$') {
+				advance(2);
+				while (is_ident_char(peek()))
+					advance();
+			}
 		t.text = src_.substr(start, pos_ - start);
 		t.kind = Tok::Ident;
 		for (std::string_view k : keywords)

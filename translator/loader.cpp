@@ -1,6 +1,7 @@
 // loader.cpp - the load sequence of docs/runtime.md. libc + libstdc++ only.
 #include "translator/loader.h"
 
+#include "translator/loader_detail.h"
 #include "translator/sysutil.h"
 
 #include <elf.h>
@@ -22,7 +23,7 @@
 
 namespace stap_pmu::loader {
 
-namespace {
+namespace detail {
 
 using sys::now_ms;
 using sys::sleep_ms;
@@ -52,6 +53,15 @@ void say(const std::string &line)
 }
 
 void error(const std::string &msg) { say(kErr + msg); }
+
+} // namespace detail
+
+namespace {
+
+using namespace detail;
+using sys::now_ms;
+using sys::sleep_ms;
+using sys::write_all;
 
 
 // Small whole-file read for procfs/sysfs files; nullopt when it cannot be opened.
@@ -120,8 +130,9 @@ int open_kmsg_at_end()
 	return fd;
 }
 
-// Copies new kernel log records that mention the module to stderr; returns how many.
-int copy_module_kmsg(int fd, const std::string &module)
+// Copies new kernel log records that mention the module to stderr (and to
+// *lines when given); returns how many.
+int copy_module_kmsg(int fd, const std::string &module, std::vector<std::string> *lines = nullptr)
 {
 	if (fd < 0)
 		return 0;
@@ -144,6 +155,8 @@ int copy_module_kmsg(int fd, const std::string &module)
 		    text.find("tainting kernel") != std::string::npos)
 			continue;
 		say(text);
+		if (lines)
+			lines->push_back(text);
 		copied++;
 	}
 	return copied;
@@ -299,12 +312,11 @@ std::string describe_wait(int st)
 	return "ended";
 }
 
+} // namespace
+
 // ---- module procfs files -----------------------------------------------------
 
-struct ModuleFiles {
-	std::string dir;
-	int output = -1;
-};
+namespace detail {
 
 // Drains /proc/<mod>/output into dest. Returns false when dest cannot be written.
 bool drain_output(const ModuleFiles &m, int dest, bool &dest_ok)
@@ -380,7 +392,9 @@ bool unload(const std::string &name, int timeout_ms, bool verbose)
 	}
 }
 
-} // namespace
+} // namespace detail
+
+using namespace detail;
 
 // ---- pure helpers --------------------------------------------------------------
 
@@ -477,6 +491,11 @@ std::string module_name_from_path(std::string_view ko_path)
 
 std::optional<std::string> modinfo_name(const std::string &ko_path)
 {
+	return modinfo_field(ko_path, "name");
+}
+
+std::optional<std::string> modinfo_field(const std::string &ko_path, std::string_view key)
+{
 	int fd = open(ko_path.c_str(), O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return std::nullopt;
@@ -527,14 +546,79 @@ std::optional<std::string> modinfo_name(const std::string &ko_path)
 		while (!info.empty()) {
 			size_t z = info.find('\0');
 			std::string_view ent = info.substr(0, z);
-			if (ent.substr(0, 5) == "name=" && ent.size() > 5)
-				return std::string(ent.substr(5));
+			if (ent.size() > key.size() + 1 && ent.substr(0, key.size()) == key &&
+			    ent[key.size()] == '=')
+				return std::string(ent.substr(key.size() + 1));
 			if (z == std::string_view::npos)
 				break;
 			info = info.substr(z + 1);
 		}
 	}
 	return std::nullopt;
+}
+
+bool module_is_signed(const std::string &ko_path)
+{
+	static const char marker[] = "~Module signature appended~\n";
+	const size_t n = sizeof(marker) - 1;
+	int fd = open(ko_path.c_str(), O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	struct stat sb;
+	char buf[sizeof(marker)] = {};
+	bool ok = fstat(fd, &sb) == 0 && sb.st_size >= (off_t)n &&
+		  pread(fd, buf, n, sb.st_size - (off_t)n) == (ssize_t)n && memcmp(buf, marker, n) == 0;
+	close(fd);
+	return ok;
+}
+
+namespace {
+// First blank-separated word: "6.1.0-57-amd64 SMP preempt ..." -> "6.1.0-57-amd64".
+std::string first_word(std::string_view s)
+{
+	size_t b = s.find_first_not_of(' ');
+	if (b == std::string_view::npos)
+		return "";
+	size_t e = s.find(' ', b);
+	return std::string(s.substr(b, e == std::string_view::npos ? e : e - b));
+}
+} // namespace
+
+std::string kernel_mismatch_hint(const std::vector<std::string> &kmsg, std::string_view module_vermagic,
+				 std::string_view running_release)
+{
+	std::string built, running;
+	bool symbols = false;
+	for (const std::string &l : kmsg) {
+		// "<mod>: version magic '<module's>' should be '<kernel's>'"
+		size_t p = l.find("version magic '");
+		if (p != std::string::npos) {
+			size_t a = p + strlen("version magic '");
+			size_t q = l.find("' should be '", a);
+			if (q != std::string::npos) {
+				built = first_word(std::string_view(l).substr(a, q - a));
+				size_t b = q + strlen("' should be '");
+				size_t z = l.find('\'', b);
+				running = first_word(std::string_view(l).substr(b, z == std::string::npos ? z : z - b));
+			}
+		}
+		if (l.find("disagrees about version of symbol") != std::string::npos)
+			symbols = true;
+	}
+	if (built.empty() && !symbols)
+		return "";
+	if (built.empty())
+		built = first_word(module_vermagic);
+	if (running.empty())
+		running = std::string(running_release);
+	if (built.empty() || running.empty())
+		return "";
+	if (built == running)
+		return "built against a different build of kernel " + built +
+		       " (its symbol versions differ from this kernel's); rebuild with -r pointing at "
+		       "the build tree of the running kernel";
+	return "built for kernel " + built + ", this kernel is " + running + "; rebuild with -r " +
+	       running;
 }
 
 std::string kmsg_text(std::string_view record)
@@ -582,12 +666,21 @@ std::string load_error_message(int err, std::string_view module, const LoadEnv &
 			return "kernel lockdown (" + env.lockdown + ") forbids loading the unsigned module " + m;
 		return "loading " + m + " is not permitted (a security policy rejected it)";
 	case EKEYREJECTED:
+		if (env.module_checked && !env.module_signed)
+			return "the kernel requires signed modules" +
+			       std::string(env.sig_enforce ? " (module.sig_enforce=1)" : "") + " and " + m +
+			       " is not signed; sign it with --sign-module KEY CERT using a key the kernel "
+			       "trusts";
 		return "the kernel rejected the signature of module " + m +
 		       " (signature enforcement is on and the module is unsigned or signed with an untrusted key)";
-	case ENOEXEC:
+	case ENOEXEC: {
+		std::string hint = kernel_mismatch_hint(env.kmsg, env.module_vermagic, env.kernel_release);
+		if (!hint.empty())
+			return "module " + m + " was " + hint;
 		return "module " + m + " was built for another kernel or is not a valid module" +
 		       (env.kernel_release.empty() ? std::string()
 						   : " (running kernel: " + env.kernel_release + ")");
+	}
 	case EEXIST:
 		return "a module named " + m + " is loaded already (unload it with: rmmod " + m + ")";
 	case ENOSYS:
@@ -671,8 +764,12 @@ int run_module(const LoadOptions &opts)
 	long long t0 = now_ms();
 	if (syscall(SYS_finit_module, ko, params.c_str(), 0) != 0) {
 		int e = errno;
-		copy_module_kmsg(kmsg, name);
-		error(load_error_message(e, name, probe_load_env()));
+		LoadEnv env = probe_load_env();
+		copy_module_kmsg(kmsg, name, &env.kmsg);
+		env.module_vermagic = modinfo_field(opts.module_path, "vermagic").value_or("");
+		env.module_signed = module_is_signed(opts.module_path);
+		env.module_checked = true;
+		error(load_error_message(e, name, env));
 		if (kmsg >= 0)
 			close(kmsg);
 		finish_command(cmd, false);

@@ -45,6 +45,12 @@ std::optional<Status> parse_status(std::string_view text);
 // Module name from a .ko's .modinfo ("name=..."), nullopt when unreadable.
 std::optional<std::string> modinfo_name(const std::string &ko_path);
 
+// One "KEY=value" field of a .ko's .modinfo (vermagic, stp_script_hash, ...).
+std::optional<std::string> modinfo_field(const std::string &ko_path, std::string_view key);
+
+// True when the .ko ends with the kernel's "~Module signature appended~\n" marker.
+bool module_is_signed(const std::string &ko_path);
+
 // Fallback: file name without directories and ".ko", '-' -> '_' (what kbuild does).
 std::string module_name_from_path(std::string_view ko_path);
 
@@ -55,14 +61,47 @@ struct LoadEnv {
 	std::string lockdown;         // active mode from /sys/kernel/security/lockdown ("" unknown)
 	bool modules_disabled = false;// /proc/sys/kernel/modules_disabled == 1
 	std::string kernel_release;   // uname -r
+	// About the module whose load failed (filled by run_module):
+	std::vector<std::string> kmsg;// its kernel log lines of the failed load
+	std::string module_vermagic;  // its .modinfo vermagic
+	bool module_checked = false;  // module_signed is known
+	bool module_signed = false;
 };
 LoadEnv probe_load_env();
 
 // One-line message (without the "stap-pmu: error: " prefix) for a failed finit_module.
 std::string load_error_message(int err, std::string_view module, const LoadEnv &env);
 
+// For ENOEXEC: "built for kernel X, this kernel is Y; rebuild with -r Y" from the
+// kernel's "version magic 'X ...' should be 'Y ...'" line, or, after "disagrees
+// about version of symbol", from the module's vermagic and the running release.
+// "" when the log shows no kernel mismatch.
+std::string kernel_mismatch_hint(const std::vector<std::string> &kmsg, std::string_view module_vermagic,
+				 std::string_view running_release);
+
 // Extracts the message text from one /dev/kmsg record ("pri,seq,ts,flags;text\n...").
 std::string kmsg_text(std::string_view record);
+
+// A module that is already loaded (by insmod, the initramfs or another loader).
+struct SessionOptions {
+	std::string module_name;      // /proc/<module_name>
+	int output_fd = 1;
+	std::string output_file;      // -o FILE: created/truncated, mode 0644
+	bool verbose = false;
+	int poll_ms = 20;
+	int stop_timeout_ms = 10000;
+	int unload_timeout_ms = 5000;
+};
+
+// --attach NAME: streams the module's output. When the script requests exit the
+// module is stopped and unloaded (as run_module does); SIGINT/SIGTERM detach and
+// leave it running. Returns the script's exit code, 0 after a detach, 1 on errors.
+int attach_module(const SessionOptions &opts);
+
+// --stop NAME: writes "stop" (end probes run), copies the remaining output
+// including the end probes', reports drops and skips, unloads. Returns the
+// script's exit code, 1 on errors.
+int stop_module(const SessionOptions &opts);
 
 // Runs the whole load sequence. Returns the script's exit code (from the status
 // line), or 1 after an error (a one-line message on stderr).

@@ -14,12 +14,16 @@
 #include <unistd.h>
 
 #include "pmu/pmu.h"
+#include "translator/boot.h"
+#include "translator/cache.h"
+#include "translator/dwarf.h"
 #include "translator/kbuild.h"
 #include "translator/kernel.h"
 #include "translator/loader.h"
 #include "translator/paths.h"
 #include "translator/pipeline.h"
 #include "translator/printer.h"
+#include "translator/sign.h"
 #include "translator/tapsets.h"
 #include "translator/vm.h"
 
@@ -54,6 +58,9 @@ struct Cli {
 	int vm_smp = 2;
 	int vm_timeout = 300;
 	std::string vm_append;
+	std::vector<std::string> vm_modules;   // --vm-module FILE.ko: insmod-ed in the guest first
+	std::vector<std::string> module_dirs;  // --module-dir DIR: module .ko files with DWARF
+	std::string vmlinux;                   // --vmlinux FILE: kernel with DWARF
 	bool version = false;
 	bool guru = false;                     // -g: embedded C allowed
 	bool no_warnings = false;              // -w
@@ -61,6 +68,13 @@ struct Cli {
 	std::vector<std::string> include_dirs; // -I DIR: tapsets
 	std::string list_probes;               // -l PATTERN
 	std::string list_probes_vars;          // -L PATTERN
+	bool no_cache = false;                 // --no-cache
+	bool clean_cache = false;              // --clean-cache
+	std::string attach;                    // --attach NAME
+	std::string stop;                      // --stop NAME
+	std::string initramfs;                 // --initramfs IMAGE
+	bool vm_at_boot = false;               // --vm-at-boot
+	std::vector<std::string> sign_module;  // --sign-module KEY CERT
 };
 
 [[noreturn]] void die(const std::string &msg)
@@ -217,6 +231,16 @@ ParseOptions parse_options(const Cli &cli)
 	return po;
 }
 
+// Where kernel.function / module("m").function find DWARF (translator/dwarf.h).
+void set_dwarf_config(const Cli &cli, const ParseOptions &po)
+{
+	dwarf::Config &dc = dwarf::config();
+	dc.release = po.pp.kernel_vr;
+	dc.module_dirs = cli.module_dirs;
+	dc.module_files = cli.vm_modules;
+	dc.vmlinux = cli.vmlinux;
+}
+
 // -l / -L PATTERN: the probe points matching a glob, for the kinds that
 // exist (kprobe symbols from the target kernel's System.map or kallsyms).
 int list_probes(const Cli &cli)
@@ -267,6 +291,99 @@ int list_probes(const Cli &cli)
 	return n ? 0 : 1;
 }
 
+// Pass 4's target: arch, build tree, and the guest kernel with --vm.
+struct BuildTarget {
+	std::string host_arch, arch;
+	bool foreign = false;
+	kernel::BuildTree tree;
+	kernel::GuestKernel guest;
+};
+
+BuildTarget resolve_build_target(const Cli &cli)
+{
+	// -a ARCH / --vm-arch ARCH: a foreign arch builds against the kernel that
+	// scripts/install-deps.sh unpacked, cross-compiling with kbuild.
+	BuildTarget bt;
+	std::string &host_arch = bt.host_arch;
+	host_arch = kernel::host_debian_arch();
+	std::string &arch = bt.arch;
+	arch = kernel::normalize_arch(!cli.arch.empty() ? cli.arch
+						  : !cli.vm_arch.empty() ? cli.vm_arch : host_arch);
+	if (arch.empty())
+		die("unsupported architecture '" + (cli.arch.empty() ? cli.vm_arch : cli.arch) +
+		    "' (supported: x86_64, arm64)");
+	if (!cli.arch.empty() && !cli.vm_arch.empty() && kernel::normalize_arch(cli.vm_arch) != arch)
+		die("-a " + cli.arch + " and --vm-arch " + cli.vm_arch + " disagree");
+	bt.foreign = arch != host_arch;
+	bool foreign = bt.foreign;
+	if (cli.pass >= 5 && !cli.vm && foreign)
+		die("a module built for " + arch + " cannot be loaded on this " + host_arch +
+		    " host; add --vm to run it in an " + arch + " guest");
+	if (cli.pass >= 5 && !cli.vm)
+		check_host_can_load(); // before spending seconds in kbuild
+	// Pass 4: the kernel we build for is the guest's with --vm.
+	kernel::BuildTree &tree = bt.tree;
+	kernel::GuestKernel &guest = bt.guest;
+	try {
+		if (foreign) {
+			guest = kernel::find_foreign_kernel(arch, cli.release);
+			tree = {guest.build_dir, guest.release, guest.arch};
+		} else if (cli.vm) {
+			guest = kernel::find_guest_kernel(cli.release, cli.pass >= 5, cli.verbose > 0);
+			tree = {guest.build_dir, guest.release, guest.arch};
+		} else {
+			tree = kernel::find_build_tree(cli.release);
+		}
+	} catch (const kernel::Error &e) {
+		die(e.what());
+	}
+	return bt;
+}
+
+// Everything that changes the module (docs/deploy.md, "Module cache").
+std::string module_cache_key(const Cli &cli, const Parsed &parsed, const TranslateOptions &topts,
+			     const BuildTarget &bt, const std::string &module_name)
+{
+	cache::Key k;
+	k.add("stap-pmu", STAP_PMU_VERSION);
+	k.add_file_stat("exe", "/proc/self/exe");
+	cache::add_dir(k, "runtime", runtime_dir());
+	k.add("script.name", parsed.source->name());
+	k.add("script", parsed.source->text());
+	for (const auto &t : parsed.tapset_sources) {
+		k.add("tapset.name", t->name());
+		k.add("tapset", t->text());
+	}
+	k.add("module", module_name);
+	for (const std::string &t : topts.pmu_targets)
+		k.add("pmu.target", t);
+	if (std::find(topts.pmu_targets.begin(), topts.pmu_targets.end(), "host") !=
+	    topts.pmu_targets.end()) {
+		pmu::CpuId c = pmu::Resolver::host_cpu();
+		k.add("host.cpu", c.vendor + " " + std::to_string(c.family) + "/" +
+					  std::to_string(c.model) + "/" + std::to_string(c.stepping));
+	}
+	k.add("pmu.fallback", topts.pmu_fallback);
+	k.add("pmu.arch", topts.pmu_arch);
+	k.add("libpfm", pmu::Resolver::pfm_version());
+	for (const auto &[n, v] : topts.defines)
+		k.add("define", n + "=" + v);
+	for (const std::string &v : cli.kbuild_vars)
+		k.add("kbuild.var", v);
+	k.add("guru", cli.guru ? "1" : "0");
+	k.add("arch", bt.arch);
+	k.add("vm", cli.vm ? "1" : "0");
+	cache::add_build_tree(k, bt.tree.dir, bt.tree.release);
+	// DWARF inputs of kernel.function/module() probe points
+	if (!cli.vmlinux.empty())
+		k.add_file_stat("vmlinux", cli.vmlinux);
+	for (const std::string &d : cli.module_dirs)
+		k.add_file_stat("module.dir", d);
+	for (const std::string &m : cli.vm_modules)
+		k.add_file_stat("vm.module", m);
+	return k.hex();
+}
+
 int run(const Cli &cli)
 {
 	Timer timer(cli.verbose);
@@ -292,7 +409,9 @@ int run(const Cli &cli)
 		diags.set_warning_mode(Diagnostics::WarningMode::Suppress);
 	else if (cli.warnings_are_errors)
 		diags.set_warning_mode(Diagnostics::WarningMode::AsErrors);
-	Parsed parsed = parse_pass(load_script(cli), parse_options(cli), diags);
+	ParseOptions popts = parse_options(cli);
+	set_dwarf_config(cli, popts);
+	Parsed parsed = parse_pass(load_script(cli), popts, diags);
 	timer.pass("Pass 1: parsed user script");
 	if (diags.has_errors()) {
 		diags.render(std::cerr);
@@ -303,94 +422,123 @@ int run(const Cli &cli)
 		print_script(parsed.script, std::cout);
 		return 0;
 	}
-	Elaborated elab = elaborate_pass(parsed, topts, diags);
-	diags.render(std::cerr);
-	timer.pass("Pass 2: analyzed script");
-	if (cli.verbose && !elab.sema.events.empty() && !diags.has_errors())
-		for (const std::string &line : pmu_summary(elab.pmu))
-			std::cerr << line << "\n";
-	if (diags.has_errors())
-		return 1;
-	if (cli.pass == 2) {
-		print_elaborated(parsed, elab, std::cout);
-		return 0;
-	}
-	Translated tr = translate_pass(parsed, elab, topts);
-	timer.pass("Pass 3: translated to C");
-	if (cli.pass == 3) {
-		std::cout << tr.c_source;
-		return 0;
-	}
-
-	// -a ARCH / --vm-arch ARCH: a foreign arch builds against the kernel that
-	// scripts/install-deps.sh unpacked, cross-compiling with kbuild.
-	std::string host_arch = kernel::host_debian_arch();
-	std::string arch = kernel::normalize_arch(!cli.arch.empty() ? cli.arch
-						  : !cli.vm_arch.empty() ? cli.vm_arch : host_arch);
-	if (arch.empty())
-		die("unsupported architecture '" + (cli.arch.empty() ? cli.vm_arch : cli.arch) +
-		    "' (supported: x86_64, arm64)");
-	if (!cli.arch.empty() && !cli.vm_arch.empty() && kernel::normalize_arch(cli.vm_arch) != arch)
-		die("-a " + cli.arch + " and --vm-arch " + cli.vm_arch + " disagree");
-	bool foreign = arch != host_arch;
-	if (cli.pass >= 5 && !cli.vm && foreign)
-		die("a module built for " + arch + " cannot be loaded on this " + host_arch +
-		    " host; add --vm to run it in an " + arch + " guest");
-	if (cli.pass >= 5 && !cli.vm)
-		check_host_can_load(); // before spending seconds in kbuild
-	// Pass 4: the kernel we build for is the guest's with --vm.
-	kernel::BuildTree tree;
-	kernel::GuestKernel guest;
-	try {
-		if (foreign) {
-			guest = kernel::find_foreign_kernel(arch, cli.release);
-			tree = {guest.build_dir, guest.release, guest.arch};
-		} else if (cli.vm) {
-			guest = kernel::find_guest_kernel(cli.release, cli.pass >= 5, cli.verbose > 0);
-			tree = {guest.build_dir, guest.release, guest.arch};
-		} else {
-			tree = kernel::find_build_tree(cli.release);
+	// Pass 4's target and the module cache come before pass 2: a cached
+	// module skips passes 2-4.
+	const std::string module_name =
+		!cli.module_name.empty() ? cli.module_name
+					 : "stap_pmu_" + script_hash(parsed.source->text(), topts).substr(0, 10);
+	BuildTarget bt;
+	std::string cache_key;
+	std::optional<std::string> cached_ko;
+	if (cli.pass >= 4) {
+		bt = resolve_build_target(cli);
+		if (!cli.no_cache) {
+			cache_key = module_cache_key(cli, parsed, topts, bt, module_name);
+			cached_ko = cache::lookup(cache::modules_dir(), cache_key, module_name);
 		}
-	} catch (const kernel::Error &e) {
-		die(e.what());
 	}
-	std::string work = make_work_dir();
-	KbuildRequest kr;
-	kr.module_name = tr.module_name;
-	kr.c_source = tr.c_source;
-	kr.build_tree = tree.dir;
-	kr.runtime_dir = fs::absolute(runtime_dir()).string();
-	kr.work_dir = work;
-	for (const std::string &v : cli.kbuild_vars) {
-		if (v.find('=') == std::string::npos || v.find('\n') != std::string::npos)
-			die("bad -B option '" + v + "': expected NAME=VALUE");
-		if (v.rfind("CROSS_COMPILE=", 0) == 0)
-			kr.cross_compile = v.substr(strlen("CROSS_COMPILE="));
-		else
-			kr.make_vars.push_back(v);
+	const kernel::GuestKernel &guest = bt.guest;
+	Elaborated elab;
+	Translated tr;
+	std::string work, ko_path;
+	if (cached_ko) {
+		ko_path = *cached_ko;
+		if (cli.verbose)
+			std::cerr << "Pass 3-4: using cached module " << ko_path << "\n";
+		timer.pass("Pass 3-4: cache hit");
+	} else {
+		elab = elaborate_pass(parsed, topts, diags);
+		diags.render(std::cerr);
+		timer.pass("Pass 2: analyzed script");
+		if (cli.verbose && !elab.sema.events.empty() && !diags.has_errors())
+			for (const std::string &line : pmu_summary(elab.pmu))
+				std::cerr << line << "\n";
+		if (diags.has_errors())
+			return 1;
+		if (cli.pass == 2) {
+			print_elaborated(parsed, elab, std::cout);
+			return 0;
+		}
+		tr = translate_pass(parsed, elab, topts);
+		timer.pass("Pass 3: translated to C");
+		if (cli.pass == 3) {
+			std::cout << tr.c_source;
+			return 0;
+		}
+
+		work = make_work_dir();
+		KbuildRequest kr;
+		kr.module_name = module_name;
+		kr.c_source = tr.c_source;
+		kr.build_tree = bt.tree.dir;
+		kr.runtime_dir = fs::absolute(runtime_dir()).string();
+		kr.work_dir = work;
+		for (const std::string &v : cli.kbuild_vars) {
+			if (v.find('=') == std::string::npos || v.find('\n') != std::string::npos)
+				die("bad -B option '" + v + "': expected NAME=VALUE");
+			if (v.rfind("CROSS_COMPILE=", 0) == 0)
+				kr.cross_compile = v.substr(strlen("CROSS_COMPILE="));
+			else
+				kr.make_vars.push_back(v);
+		}
+		if (bt.foreign) {
+			kr.arch = bt.tree.arch;
+			if (kr.cross_compile.empty() && bt.arch == "arm64")
+				kr.cross_compile = "aarch64-linux-gnu-";
+		}
+		KbuildResult kres = kbuild(kr);
+		timer.pass("Pass 4: compiled C into \"" + module_name + ".ko\" for " + bt.tree.release);
+		if (!kres.ok) {
+			std::cerr << kres.log;
+			std::cerr << "stap-pmu: error: " << kres.error << " (generated C kept in " << work
+				  << ")\n";
+			return 1;
+		}
+		ko_path = kres.ko_path;
+		if (!cli.no_cache) {
+			std::string err;
+			if (!cache::store(cache::modules_dir(), cache_key, module_name, kres.ko_path, &err))
+				std::cerr << "stap-pmu: warning: module cache: " << err << "\n";
+			else if (cli.verbose)
+				std::cerr << "Pass 4: stored in the module cache (" << cache::modules_dir() << "/"
+					  << cache_key << ")\n";
+		}
 	}
-	if (foreign) {
-		kr.arch = tree.arch;
-		if (kr.cross_compile.empty() && arch == "arm64")
-			kr.cross_compile = "aarch64-linux-gnu-";
+	if (!cli.sign_module.empty()) {
+		if (work.empty())
+			work = make_work_dir();
+		std::string signed_ko = work + "/signed/" + module_name + ".ko";
+		std::error_code ec;
+		fs::create_directories(work + "/signed", ec);
+		fs::copy_file(ko_path, signed_ko, fs::copy_options::overwrite_existing, ec);
+		if (ec)
+			die("cannot copy the module to sign it: " + ec.message());
+		std::string err;
+		if (!sign::sign_module(bt.tree.dir, cli.sign_module[0], cli.sign_module[1], signed_ko, &err))
+			die(err);
+		ko_path = signed_ko;
+		if (cli.verbose)
+			std::cerr << "Pass 4: signed " << ko_path << " (sha256, " << cli.sign_module[1] << ")\n";
 	}
-	KbuildResult kres = kbuild(kr);
-	timer.pass("Pass 4: compiled C into \"" + tr.module_name + ".ko\" for " + tree.release);
-	if (!kres.ok) {
-		std::cerr << kres.log;
-		std::cerr << "stap-pmu: error: " << kres.error << " (generated C kept in " << work
-			  << ")\n";
-		return 1;
+	if (!cli.initramfs.empty()) {
+		std::string err;
+		if (!boot::append_to_initramfs(cli.initramfs, ko_path, module_name, &err))
+			die(err);
+		std::cout << "added " << module_name << ".ko to " << cli.initramfs
+			  << "; boot with rdinit=" << boot::kBootInit << " to load it before /init\n";
+		if (!cli.keep && !work.empty())
+			fs::remove_all(work);
+		return 0;
 	}
 	if (cli.pass == 4 || !cli.module_name.empty()) {
-		fs::path dest = fs::current_path() / (tr.module_name + ".ko");
+		fs::path dest = fs::current_path() / (module_name + ".ko");
 		std::error_code ec;
-		fs::copy_file(kres.ko_path, dest, fs::copy_options::overwrite_existing, ec);
+		fs::copy_file(ko_path, dest, fs::copy_options::overwrite_existing, ec);
 		if (ec)
 			die("cannot write " + dest.string() + ": " + ec.message());
 		if (cli.pass == 4) {
 			std::cout << dest.string() << "\n";
-			if (!cli.keep)
+			if (!cli.keep && !work.empty())
 				fs::remove_all(work);
 			return 0;
 		}
@@ -399,8 +547,8 @@ int run(const Cli &cli)
 	int rc;
 	if (cli.vm) {
 		vm::VmOptions vo;
-		vo.module_path = kres.ko_path;
-		vo.module_name = tr.module_name;
+		vo.module_path = ko_path;
+		vo.module_name = module_name;
 		vo.command = cli.command;
 		vo.kernel = guest;
 		vm::set_arch_defaults(vo, guest.arch.empty() ? "x86" : guest.arch);
@@ -411,6 +559,8 @@ int run(const Cli &cli)
 			vo.cpu = cli.vm_cpu;
 		vo.smp = cli.vm_smp;
 		vo.extra_cmdline = cli.vm_append;
+		vo.at_boot = cli.vm_at_boot;
+		vo.extra_modules = cli.vm_modules;
 		vo.timeout_s = cli.vm_timeout;
 		vo.verbose = cli.verbose > 0;
 		vo.keep_temp = cli.keep;
@@ -426,8 +576,8 @@ int run(const Cli &cli)
 			close(out_fd);
 	} else {
 		loader::LoadOptions lo;
-		lo.module_path = kres.ko_path;
-		lo.module_name = tr.module_name;
+		lo.module_path = ko_path;
+		lo.module_name = module_name;
 		lo.target_pid = cli.target_pid;
 		lo.command = cli.command;
 		lo.output_file = cli.output;
@@ -435,7 +585,7 @@ int run(const Cli &cli)
 		rc = loader::run_module(lo);
 	}
 	timer.pass("Pass 5: run completed");
-	if (!cli.keep)
+	if (!cli.keep && !work.empty())
 		fs::remove_all(work);
 	return rc;
 }
@@ -501,6 +651,33 @@ int main(int argc, char **argv)
 	app.add_option("--vm-smp", cli.vm_smp, "Guest CPUs")->check(CLI::Range(1, 64));
 	app.add_option("--vm-timeout", cli.vm_timeout, "Seconds before the guest is stopped");
 	app.add_option("--vm-append", cli.vm_append, "Extra guest kernel command line");
+	app.add_option("--vm-module", cli.vm_modules,
+		       "Load FILE.ko in the guest before the script (also searched for DWARF)")
+		->option_text("FILE")->allow_extra_args(false)->check(CLI::ExistingFile);
+	app.add_option("--module-dir", cli.module_dirs,
+		       "Search DIR for module .ko files with DWARF (module(\"m\").function)")
+		->option_text("DIR")->allow_extra_args(false)->check(CLI::ExistingDirectory);
+	app.add_option("--vmlinux", cli.vmlinux, "Kernel image with DWARF (kernel.function)")
+		->option_text("FILE")->check(CLI::ExistingFile);
+	app.add_flag("--no-cache", cli.no_cache, "Neither use nor fill the module cache");
+	app.add_flag("--clean-cache", cli.clean_cache, "Empty the module cache and exit");
+	app.add_option("--attach", cli.attach,
+		       "Stream the output of the running module NAME (interrupt to detach)")
+		->option_text("NAME");
+	app.add_option("--stop", cli.stop,
+		       "Stop the running module NAME: end probes, remaining output, unload")
+		->option_text("NAME");
+	app.add_option("--initramfs", cli.initramfs,
+		       "Add the module and a hook loading it to initramfs IMAGE (boot with "
+		       "rdinit=/stap-pmu/init)")
+		->option_text("IMAGE");
+	app.add_flag("--vm-at-boot", cli.vm_at_boot,
+		     "With --vm: the guest's /init loads the module before anything else; output is "
+		     "read afterwards (no loader runs during the command)");
+	app.add_option("--sign-module", cli.sign_module,
+		       "Sign the module with the kernel tree's scripts/sign-file (sha256)")
+		->option_text("KEY CERT")
+		->expected(2);
 	app.add_flag("-V,--version", cli.version, "Print version information");
 	try {
 		app.parse(argc, argv);
@@ -523,5 +700,32 @@ int main(int argc, char **argv)
 		return list_pmu_events(cli);
 	if (!cli.command.empty() && cli.target_pid)
 		die("-c and -x cannot be used together");
+	if (cli.clean_cache) {
+		std::string err, dir = cache::modules_dir();
+		int n = cache::clean(dir, &err);
+		if (n < 0)
+			die(err);
+		std::cout << "removed " << n << " cached module" << (n == 1 ? "" : "s") << " from " << dir
+			  << "\n";
+		return 0;
+	}
+	if (!cli.attach.empty() || !cli.stop.empty()) {
+		if (!cli.attach.empty() && !cli.stop.empty())
+			die("--attach and --stop cannot be used together");
+		loader::SessionOptions so;
+		so.module_name = cli.attach.empty() ? cli.stop : cli.attach;
+		so.output_file = cli.output;
+		so.verbose = cli.verbose > 0;
+		return cli.attach.empty() ? loader::stop_module(so) : loader::attach_module(so);
+	}
+	if (cli.vm_at_boot && !cli.vm)
+		die("--vm-at-boot needs --vm");
+	if (!cli.initramfs.empty() && cli.vm)
+		die("--initramfs and --vm cannot be used together");
+	if (!cli.initramfs.empty()) {
+		if (cli.pass < 4)
+			die("--initramfs needs pass 4 (the module is built, not run)");
+		cli.pass = 4; // built here, loaded at boot
+	}
 	return run(cli);
 }

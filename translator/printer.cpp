@@ -82,7 +82,12 @@ static void print_stmt(const Stmt &s, std::ostream &os, int indent)
 		os << pad << "}\n";
 		break;
 	case StmtKind::Expr:
-		os << pad << expr_str(*s.expr) << ";\n";
+		// A statement starting with %{ is an embedded-C statement: keep an
+		// embedded-C expression an expression by parenthesizing it.
+		if (s.expr->kind == ExprKind::EmbeddedC)
+			os << pad << "(" << expr_str(*s.expr) << ");\n";
+		else
+			os << pad << expr_str(*s.expr) << ";\n";
 		break;
 	case StmtKind::If:
 		os << pad << "if (" << expr_str(*s.expr) << ")\n";

@@ -176,10 +176,11 @@ private:
 		if (!alias) {
 			Expansion e;
 			Diagnostics scratch;
-			auto rp = resolve_probe_point(pp, optional ? scratch : diags_);
-			if (!rp)
+			auto rps = resolve_probe_points(pp, optional ? scratch : diags_);
+			if (!rps)
 				return optional;
-			e.points.push_back({&pp, std::move(rp)});
+			for (ResolvedPoint &rp : *rps)
+				e.points.push_back({&pp, std::move(rp)});
 			if (pp.cond)
 				e.conds.push_back(pp.cond.get());
 			out.push_back(std::move(e));
@@ -351,9 +352,11 @@ private:
 		report_ = report;
 		for (ProbeBody &b : r_.bodies) {
 			scope_ = {&b.locals, &b.uses_globals, &b.calls, nullptr};
+			cur_body_ = &b - r_.bodies.data();
 			loops_ = 0;
 			stmt(*b.body);
 		}
+		cur_body_ = SIZE_MAX;
 		for (FunctionInfo &f : r_.functions) {
 			if (!f.fn->body)
 				continue;
@@ -557,8 +560,7 @@ private:
 	Symbol *resolve_var(const Expr &e)
 	{
 		if (!e.text.empty() && e.text[0] == '$') {
-			error(e.loc, "target variables ('" + e.text + "') are not supported yet",
-			      "stap-pmu probes have no DWARF; use kprobe registers later");
+			error(e.loc, "target variable '" + e.text + "' cannot be assigned or modified");
 			return nullptr;
 		}
 		Symbol *sym = lookup(e.text);
@@ -574,8 +576,87 @@ private:
 		return sym;
 	}
 
+	// A target variable read ($x, $x->f, @entry($x)): resolved with DWARF for
+	// every probe point of the body. Returns false when it cannot be read.
+	bool target_var(const Expr &e, const std::string &spelling, bool entry, bool quiet)
+	{
+		if (cur_body_ == SIZE_MAX) {
+			if (!quiet)
+				error(e.loc, "target variable '" + spelling +
+						     "' used in a function; only probe bodies have them",
+				      "pass it to the function as an argument");
+			return false;
+		}
+		ProbeBody &b = r_.bodies[cur_body_];
+		std::string key = (entry ? "@entry:" : "") + spelling;
+		size_t k = std::find(b.tvars.begin(), b.tvars.end(), key) - b.tvars.begin();
+		if (k == b.tvars.size()) {
+			if (quiet) {
+				// @defined: resolve without recording
+				for (ProbeInstance &pi : r_.instances) {
+					std::string err;
+					if (pi.body == cur_body_ &&
+					    (!pi.point.func ||
+					     !dwarf::target_access(*pi.point.func, spelling,
+								   pi.point.kind == ProbeKind::Kretprobe, err)))
+						return false;
+				}
+				return true;
+			}
+			if (b.tvars.size() >= 63) {
+				error(e.loc, "too many target variables in one probe (63 at most)");
+				return false;
+			}
+			b.tvars.push_back(key);
+		}
+		if (!quiet)
+			r_.tvar_of[&e] = k;
+		bool ok = true;
+		for (ProbeInstance &pi : r_.instances) {
+			if (pi.body != cur_body_)
+				continue;
+			ResolvedPoint &p = pi.point;
+			if (p.tvars.size() > k)
+				continue; // resolved in an earlier round
+			if (!p.func) {
+				error(e.loc, "target variable '" + spelling + "' in '" + p.name +
+						     "', which has no DWARF",
+				      "target variables need kernel.function(\"f\") or "
+				      "module(\"m\").function(\"f\")");
+				ok = false;
+				continue;
+			}
+			bool ret = p.kind == ProbeKind::Kretprobe;
+			if (entry && !ret) {
+				error(e.loc, "@entry() is only meaningful in .return probes");
+				ok = false;
+				continue;
+			}
+			std::string err;
+			auto acc = dwarf::target_access(*p.func, spelling, ret, err);
+			if (!acc) {
+				error(e.loc, err);
+				ok = false;
+				continue;
+			}
+			if (acc->offsets.size() > 8) {
+				error(e.loc, "'" + spelling + "' has more than 8 member steps");
+				ok = false;
+				continue;
+			}
+			acc->at_entry = entry;
+			p.tvars.resize(k);
+			p.tvars.push_back(*acc);
+		}
+		return ok;
+	}
+
 	Type var(const Expr &e)
 	{
+		if (!e.text.empty() && e.text[0] == '$') {
+			target_var(e, e.text, false, false);
+			return set(e, Type::Long);
+		}
 		Symbol *sym = resolve_var(e);
 		if (!sym)
 			return set(e, Type::Unknown);
@@ -1179,8 +1260,21 @@ private:
 			}
 			return set(e, Type::Void);
 		}
-		if (e.text == "entry" || e.text == "defined" || e.text == "cast" || e.text == "var" ||
-		    e.text == "perf") {
+		if ((e.text == "entry" || e.text == "defined") && e.args.size() == 1 &&
+		    e.args[0]->kind == ExprKind::Var && e.args[0]->text[0] == '$') {
+			if (e.text == "entry") {
+				target_var(e, e.args[0]->text, true, false);
+			} else {
+				bool ok = target_var(e, e.args[0]->text, false, true);
+				r_.const_of[&e] = ok ? 1 : 0;
+			}
+			return set(e, Type::Long);
+		}
+		if (e.text == "entry" || e.text == "defined") {
+			error(e.loc, "@" + e.text + "() takes one target variable, e.g. @" + e.text + "($x)");
+			return set(e, Type::Long);
+		}
+		if (e.text == "cast" || e.text == "var" || e.text == "perf") {
 			error(e.loc, "'@" + e.text + "' is not supported yet");
 			for (const ExprPtr &a : e.args)
 				if (a->kind != ExprKind::Var || a->text[0] != '$')
@@ -1283,6 +1377,7 @@ private:
 	int loops_ = 0;
 	std::vector<const Symbol *> iterating_;
 	bool report_ = false;
+	size_t cur_body_ = SIZE_MAX;
 	bool changed_ = false;
 };
 

@@ -58,6 +58,9 @@ struct ProbeBody {
 	std::vector<std::unique_ptr<Symbol>> locals;
 	bool uses_globals = false;      // needs the global lock
 	std::set<size_t> calls;         // functions called directly
+	// target variables the body reads ("$a->b", "@entry($a)"); each probe
+	// point of the body has their access in ResolvedPoint::tvars, same order
+	std::vector<std::string> tvars;
 };
 
 struct FunctionInfo {
@@ -84,6 +87,8 @@ struct SemaResult {
 	std::unordered_map<const Expr *, Type> types;
 	std::unordered_map<const Expr *, const Symbol *> symbols; // Var/Index/In -> symbol
 	std::unordered_map<const Expr *, size_t> event_of;       // @pmu -> event index
+	std::unordered_map<const Expr *, size_t> tvar_of;        // $x, @entry($x) -> body tvar index
+	std::unordered_map<const Expr *, int64_t> const_of;      // @defined($x) -> 0 or 1
 	std::unordered_map<const Expr *, Format> formats;        // printf/sprintf -> format
 	std::unordered_map<const Expr *, size_t> call_of;        // Call -> function index
 	// foreach: array, keys, value; try: catch variable

@@ -220,6 +220,8 @@ std::string guest_module_path(const VmOptions &o)
 
 std::string init_script(const VmOptions &o)
 {
+	if (o.at_boot)
+		return at_boot_init_script(o);
 	std::string loader = "stap-pmu-loader";
 	if (o.verbose)
 		loader += " -v";
@@ -245,6 +247,11 @@ std::string init_script(const VmOptions &o)
 	s += "for t in " + out + " " + err + " " + ctl + "; do stty -F $t raw -echo 2>/dev/null; done\n";
 	s += "echo \"stap-pmu guest: init at $(cut -d' ' -f1 /proc/uptime) s\"\n";
 	s += "cd /tmp\n";
+	for (const std::string &m : o.extra_modules) {
+		std::string gm = std::string("/") + kGuestDir + "/extra/" + base_name(m);
+		s += "insmod " + shell_quote(gm) + " || echo \"stap-pmu guest: insmod " + base_name(m) +
+		     " failed\" >" + err + "\n";
+	}
 	s += loader + " >" + out + " 2>" + err + " &\n";
 	s += "loader=$!\n";
 	s += "( while read -r l; do [ \"$l\" = stop ] && kill -INT $loader; done ) <" + ctl + " &\n";
@@ -272,6 +279,10 @@ std::vector<InitramfsEntry> initramfs_entries(const VmOptions &o)
 	v.push_back({g + "/bin/stap-pmu-loader", o.loader_path, "", 0755, false});
 	v.push_back({g + "/bin/pmu-workload", o.workload_path, "", 0755, false});
 	v.push_back({guest_module_path(o).substr(1), o.module_path, "", 0644, false});
+	if (!o.extra_modules.empty())
+		v.push_back({g + "/extra", "", "", 0755, true});
+	for (const std::string &m : o.extra_modules)
+		v.push_back({g + "/extra/" + base_name(m), m, "", 0644, false});
 	v.push_back({"init", "", init_script(o), 0755, false});
 	return v;
 }

@@ -27,6 +27,7 @@ struct VmOptions {
 	std::string module_path;          // .ko built for kernel.release
 	std::string module_name;          // informational; the guest loader reads .modinfo
 	std::string command;              // -c CMD inside the guest ("" : run until exit()/stop)
+	std::vector<std::string> extra_modules; // .ko files insmod-ed in order before the script's
 	kernel::GuestKernel kernel;       // from kernel::find_guest_kernel()
 	std::string loader_path;          // static stap-pmu-loader
 	std::string workload_path;        // static pmu-workload
@@ -42,6 +43,10 @@ struct VmOptions {
 	int smp = 2;
 	std::string memory = "1G";
 	std::string extra_cmdline;        // appended to the kernel command line
+	// --vm-at-boot: /init insmods the module before anything else, runs the
+	// command with no loader process, then "stap-pmu-loader -S" stops the
+	// module and delivers its output (end probes' included).
+	bool at_boot = false;
 	std::vector<std::string> extra_qemu_args;
 	int timeout_s = 300;              // whole VM run, boot included
 	int stop_grace_s = 15;            // after "stop" is sent, before QEMU is killed
@@ -72,6 +77,7 @@ constexpr const char *kExitMarker = "STAP-PMU-EXIT: ";   // + loader exit code, 
 std::string shell_quote(std::string_view s);             // POSIX single-quoting
 std::string guest_module_path(const VmOptions &opts);    // "/stap-pmu/<file>.ko"
 std::string init_script(const VmOptions &opts);          // the generated /init
+std::string at_boot_init_script(const VmOptions &opts);  // /init of --vm-at-boot (vm_boot.cpp)
 std::vector<InitramfsEntry> initramfs_entries(const VmOptions &opts);
 std::string kernel_cmdline(const VmOptions &opts);
 // Guest device names of the loader's stdout, stderr and the control port.

@@ -2,7 +2,9 @@
 # run-fuzz.sh SOURCE_DIR BUILD_DIR SECONDS - builds the libFuzzer target over
 # the front end with clang++ (-fsanitize=fuzzer,address,undefined) and runs it
 # for SECONDS on a copy of the committed seed corpus. Any crash, hang (10 s
-# per input), sanitizer report or round-trip mismatch fails the test.
+# per input), sanitizer report or round-trip mismatch fails the test. The
+# seed is fixed (FUZZ_SEED overrides) so that CI explores the same inputs
+# each run; longer exploratory runs should vary it.
 set -eu
 src=$1 build=$2 secs=${3:-60}
 out=$build/fuzz
@@ -13,7 +15,7 @@ if [[ -z $cxx ]]; then
 	exit 1
 fi
 srcs=("$src"/tests/fuzz/fuzz_frontend.cpp)
-for f in source diagnostics lexer ast parser printer suggest builtins format sema preprocess; do
+for f in source diagnostics lexer ast parser printer suggest builtins format sema preprocess dwarf; do
 	srcs+=("$src/translator/$f.cpp")
 done
 srcs+=("$src"/translator/probes/begin_end.cpp "$src"/translator/probes/kprobe.cpp
@@ -26,7 +28,7 @@ done
 bin=$out/fuzz_frontend
 if [[ ! -x $bin ]] || [[ -n $(find "${srcs[@]}" "$src"/translator/*.h "$src"/translator/probes/*.h -newer "$bin" 2>/dev/null | head -1) ]]; then
 	"$cxx" -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-I"$src" "${srcs[@]}" -o "$bin.tmp"
+		-I"$src" "${srcs[@]}" -ldw -lelf -o "$bin.tmp"
 	mv "$bin.tmp" "$bin"
 fi
 work=$out/corpus
@@ -34,7 +36,7 @@ rm -rf "$work"
 mkdir -p "$work"
 cp "$src"/tests/fuzz/corpus/* "$work"/
 cd "$out"
-"$bin" -max_total_time="$secs" -timeout=10 -max_len=4096 -rss_limit_mb=2048 \
+"$bin" -seed="${FUZZ_SEED:-20261129}" -max_total_time="$secs" -timeout=10 -max_len=4096 -rss_limit_mb=2048 \
 	-print_final_stats=1 "$work" 2>&1 | tail -25
 rc=${PIPESTATUS[0]}
 if ((rc != 0)); then

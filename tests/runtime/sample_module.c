@@ -37,6 +37,7 @@
 #define STP_MODULE_NAME "sample_module"		/* == KBUILD_MODNAME */
 #define STP_SCRIPT_HASH "0000000000000000000000000000000000000000"
 #define STP_PMU_TARGETS "perf"
+#define STP_VERSION "0.0-sample"
 #define STP_NEVENTS 2		/* @pmu cpu-clock, the sampling cpu-clock */
 
 #include "stp_limits.h"

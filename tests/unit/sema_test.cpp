@@ -110,10 +110,15 @@ TEST(Sema, Errors)
 
 TEST(Sema, ProbePointErrors)
 {
+	EXPECT_EQ(first_error("probe kernl.function(\"f\") {}"),
+		  "t.stp:1:7: unknown probe point 'kernl.function(\"f\")' [probe points known: "
+		  "begin, end, error, kprobe[.module(\"m\")].function(\"f\")[.return], "
+		  "timer.ms(N)/s/us/ns/hz, "
+		  "perf.event(\"E\").sample(N)/.hz(F), perf.type(T).config(C).sample(N), "
+		  "kernel.function(\"pattern\")[.call|.return], "
+		  "module(\"m\").function(\"pattern\")[.call|.return]]");
 	EXPECT_EQ(first_error("probe kernel.functio(\"f\") {}"),
-		  "t.stp:1:7: unknown probe point 'kernel.functio(\"f\")' [probe points known: "
-		  "begin, end, error, kprobe.function(\"f\")[.return], timer.ms(N)/s/us/ns/hz, "
-		  "perf.event(\"E\").sample(N)/.hz(F), perf.type(T).config(C).sample(N)]");
+		  "t.stp:1:14: expected kernel.function(\"pattern\") in 'kernel.functio(\"f\")'");
 	EXPECT_EQ(first_error("probe kprobe.function(\"a*\") {}"),
 		  "t.stp:1:23: 'a*' is not a kernel symbol name [kprobe.function takes an exact "
 		  "symbol; wildcards need kernel.function]");

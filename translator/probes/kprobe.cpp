@@ -18,7 +18,18 @@ static bool valid_symbol(const std::string &s)
 
 static std::optional<ResolvedPoint> resolve(const ProbePoint &pp, Diagnostics &diags)
 {
-	const auto &cs = pp.components;
+	std::vector<ProbeComponent> cs = pp.components;
+	// kprobe.module("m").function("f"): the symbol f of module m
+	std::string module;
+	if (cs.size() >= 2 && cs[1].name == "module") {
+		if (!cs[1].has_arg || !cs[1].arg_is_string || !valid_symbol(cs[1].str_arg)) {
+			diags.error(cs[1].has_arg ? cs[1].arg_loc : cs[1].loc,
+				    "kprobe.module needs a module name in quotes");
+			return std::nullopt;
+		}
+		module = cs[1].str_arg;
+		cs.erase(cs.begin() + 1);
+	}
 	if (cs.size() < 2 || cs[1].name != "function") {
 		diags.error(cs.size() < 2 ? cs[0].loc : cs[1].loc,
 			    "expected kprobe.function(\"name\") in '" + probe_point_str(pp) + "'");
@@ -36,7 +47,7 @@ static std::optional<ResolvedPoint> resolve(const ProbePoint &pp, Diagnostics &d
 	}
 	ResolvedPoint r;
 	r.kind = ProbeKind::Kprobe;
-	r.symbol = f.str_arg;
+	r.symbol = module.empty() ? f.str_arg : module + ":" + f.str_arg;
 	r.loc = pp.loc;
 	if (cs.size() > 2) {
 		if (cs[2].name != "return" || cs[2].has_arg || cs.size() > 3) {
@@ -52,6 +63,7 @@ static std::optional<ResolvedPoint> resolve(const ProbePoint &pp, Diagnostics &d
 	return r;
 }
 
-const ProbeProvider kprobe_provider = {"kprobe", "kprobe.function(\"f\")[.return]", resolve};
+const ProbeProvider kprobe_provider = {
+	"kprobe", "kprobe[.module(\"m\")].function(\"f\")[.return]", resolve};
 
 } // namespace stap_pmu

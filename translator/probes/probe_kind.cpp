@@ -10,20 +10,43 @@ static const ProbeProvider *const providers[] = {
 	&kprobe_provider,
 	&timer_provider,
 	&perf_provider,
+	&dwarf_kernel_provider,
+	&dwarf_module_provider,
 };
 
 std::optional<ResolvedPoint> resolve_probe_point(const ProbePoint &pp, Diagnostics &diags)
 {
 	const ProbeComponent &first = pp.components.front();
 	for (const ProbeProvider *p : providers)
-		if (first.name == p->first)
-			return p->resolve(pp, diags);
+		if (first.name == p->first) {
+			if (p->resolve)
+				return p->resolve(pp, diags);
+			auto v = p->resolve_many(pp, diags);
+			if (!v)
+				return std::nullopt;
+			return std::move(v->front());
+		}
 	std::string known;
 	for (const ProbeProvider *p : providers)
 		known += std::string(known.empty() ? "" : ", ") + p->summary;
 	diags.error(first.loc, "unknown probe point '" + probe_point_str(pp) + "'",
 		    "probe points known: " + known);
 	return std::nullopt;
+}
+
+std::optional<std::vector<ResolvedPoint>> resolve_probe_points(const ProbePoint &pp,
+							       Diagnostics &diags)
+{
+	const ProbeComponent &first = pp.components.front();
+	for (const ProbeProvider *p : providers)
+		if (first.name == p->first && p->resolve_many)
+			return p->resolve_many(pp, diags);
+	auto r = resolve_probe_point(pp, diags);
+	if (!r)
+		return std::nullopt;
+	std::vector<ResolvedPoint> v;
+	v.push_back(std::move(*r));
+	return v;
 }
 
 const char *probe_kind_name(ProbeKind k)

@@ -3,12 +3,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "translator/ast.h"
 #include "translator/diagnostics.h"
+#include "translator/dwarf.h"
 
 namespace stap_pmu {
 
@@ -18,7 +20,12 @@ enum class ProbeKind { Begin, End, Kprobe, Kretprobe, Timer, Error, Perf };
 struct ResolvedPoint {
 	ProbeKind kind = ProbeKind::Begin;
 	std::string name;      // canonical spelling, e.g. kprobe.function("f").return
-	std::string symbol;    // kprobes: kernel symbol
+	std::string symbol;    // kprobes: kernel symbol, or "module:symbol"
+	uint32_t offset = 0;   // kprobes: bytes into symbol (func@file:line)
+	// DWARF probe points: the function (for target variables); target
+	// variables of the body, in the order of the body's spellings (sema)
+	std::shared_ptr<const dwarf::Function> func;
+	std::vector<dwarf::Access> tvars;
 	uint64_t period_ns = 0; // timers
 	SourceLoc loc;
 	// perf (sampling): the event ("perf::cpu-clock", "cycles", or
@@ -37,6 +44,9 @@ struct ProbeProvider {
 	// Resolves pp (whose first component is `first`); reports errors itself
 	// and returns nothing on failure.
 	std::optional<ResolvedPoint> (*resolve)(const ProbePoint &pp, Diagnostics &diags);
+	// Providers whose points expand to several (wildcards) set this instead.
+	std::optional<std::vector<ResolvedPoint>> (*resolve_many)(const ProbePoint &pp,
+								  Diagnostics &diags) = nullptr;
 };
 
 // Providers, defined one per file in probes/.
@@ -46,9 +56,14 @@ extern const ProbeProvider begin_end_provider_error;
 extern const ProbeProvider kprobe_provider;
 extern const ProbeProvider timer_provider;
 extern const ProbeProvider perf_provider;
+extern const ProbeProvider dwarf_kernel_provider;
+extern const ProbeProvider dwarf_module_provider;
 
 // Resolves any probe point, reporting unknown ones with the list of kinds.
 std::optional<ResolvedPoint> resolve_probe_point(const ProbePoint &pp, Diagnostics &diags);
+// The same, for every point a wildcard expands to.
+std::optional<std::vector<ResolvedPoint>> resolve_probe_points(const ProbePoint &pp,
+							       Diagnostics &diags);
 
 const char *probe_kind_name(ProbeKind k);
 

@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * stp_tvar.h - target variables ($param, $param->field, $return) of DWARF
+ * probe points, and the kernel-memory tapset functions.
+ *
+ * The translator resolves every target variable of a probe body with DWARF
+ * into a struct stp_tvar per probe point (a body may serve several points of
+ * a wildcard): the argument register or the return value, then member
+ * offsets, each step but the last reading a pointer. Memory is read with
+ * copy_from_kernel_nofault(): a bad pointer is a script error, never an oops.
+ *
+ * kretprobes: argument-based variables are evaluated in the entry handler
+ * and saved in the instance's data (ri->data); @entry(...) saves the whole
+ * value at entry, a plain $p->f saves $p and reads ->f at return.
+ */
+#ifndef STP_TVAR_H
+#define STP_TVAR_H
+
+#define STP_TVAR_MAXDEREF 8
+
+enum stp_tvar_base { STP_TVAR_ARG, STP_TVAR_RETURN };
+
+struct stp_tvar {
+	unsigned char base;		/* enum stp_tvar_base */
+	unsigned char arg;		/* STP_TVAR_ARG: argument index */
+	unsigned char size;		/* bytes of the value: 1, 2, 4, 8 */
+	unsigned char is_signed;
+	unsigned char nderef;		/* member steps */
+	unsigned char deref_last;	/* the last step reads the value */
+	unsigned char at_entry;		/* kretprobe: all of it read at entry */
+	int off[STP_TVAR_MAXDEREF];
+};
+
+static inline s64 stp_tvar_extend(u64 v, unsigned int size, int is_signed)
+{
+	switch (size) {
+	case 1: return is_signed ? (s64)(s8)v : (s64)(u8)v;
+	case 2: return is_signed ? (s64)(s16)v : (s64)(u16)v;
+	case 4: return is_signed ? (s64)(s32)v : (s64)(u32)v;
+	}
+	return (s64)v;
+}
+
+/* reads size bytes at addr; false on a fault */
+static inline bool stp_read_kernel(unsigned long addr, unsigned int size,
+				   u64 *out)
+{
+	u64 v = 0;
+
+	if (addr < PAGE_SIZE ||
+	    copy_from_kernel_nofault(&v, (const void *)addr, size))
+		return false;
+	*out = v;
+	return true;
+}
+
+/* applies member steps from..nderef to v; false on a bad pointer */
+static bool stp_tvar_walk(const struct stp_tvar *t, u64 *v, unsigned long *bad)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->nderef; i++) {
+		unsigned long addr = (unsigned long)*v + t->off[i];
+		bool last = i + 1 == t->nderef;
+
+		if (last && !t->deref_last) {
+			*v = addr;
+			break;
+		}
+		if (!stp_read_kernel(addr, last ? t->size : 8, v)) {
+			*bad = addr;
+			return false;
+		}
+	}
+	return true;
+}
+
+static u64 stp_tvar_base_value(const struct stp_tvar *t, struct pt_regs *regs)
+{
+	if (t->base == STP_TVAR_RETURN)
+		return regs_return_value(regs);
+	return regs_get_kernel_argument(regs, t->arg);
+}
+
+static void stp_tvar_fault(struct stp_context *c, unsigned long addr)
+{
+	snprintf(c->errmsg, sizeof(c->errmsg),
+		 "invalid pointer dereference (address 0x%lx)", addr);
+	stp_error(c, c->errmsg);
+}
+
+/* value of target variable k of the running probe */
+static __maybe_unused s64 stp_tvar_get(struct stp_context *c, unsigned int k)
+{
+	const struct stp_probe *p = c->probe;
+	const struct stp_tvar *t;
+	unsigned long bad = 0;
+	u64 v;
+
+	if (!p || k >= p->ntvars || !c->regs) {
+		stp_error(c, "target variable not available here");
+		return 0;
+	}
+	t = &p->tvars[k];
+	if (p->kind == STP_PROBE_KRETPROBE && t->base == STP_TVAR_ARG) {
+		/* saved by the entry handler: values, then a fault mask */
+		if (!c->entry) {
+			stp_error(c, "entry value not saved");
+			return 0;
+		}
+		v = c->entry[k];
+		if (c->entry[p->ntvars] & (1ULL << k)) {
+			stp_tvar_fault(c, (unsigned long)v);
+			return 0;
+		}
+		if (t->at_entry)
+			return (s64)v;
+	} else {
+		v = stp_tvar_base_value(t, c->regs);
+		if (t->at_entry)
+			return 0;
+	}
+	if (!stp_tvar_walk(t, &v, &bad)) {
+		stp_tvar_fault(c, bad);
+		return 0;
+	}
+	return stp_tvar_extend(v, t->size, t->is_signed);
+}
+
+/* kretprobe entry: saves argument-based variables in data */
+static void stp_tvar_save_entry(const struct stp_probe *p, struct pt_regs *regs,
+				u64 *data)
+{
+	unsigned long bad = 0;
+	unsigned int k;
+	u64 v;
+
+	data[p->ntvars] = 0;
+	for (k = 0; k < p->ntvars && k < 64; k++) {
+		const struct stp_tvar *t = &p->tvars[k];
+
+		if (t->base != STP_TVAR_ARG)
+			continue;
+		v = stp_tvar_base_value(t, regs);
+		if (t->at_entry) {
+			if (!stp_tvar_walk(t, &v, &bad)) {
+				v = bad;
+				data[p->ntvars] |= 1ULL << k;
+			} else {
+				v = stp_tvar_extend(v, t->size, t->is_signed);
+			}
+		}
+		data[k] = v;
+	}
+}
+
+/* kernel_string(addr): a NUL-terminated kernel string, read without faulting */
+static __maybe_unused const char *stp_kernel_string(struct stp_context *c, char *dst, s64 addr)
+{
+	long n;
+
+	dst[0] = '\0';
+	if ((unsigned long)addr < PAGE_SIZE) {
+		stp_tvar_fault(c, (unsigned long)addr);
+		return dst;
+	}
+	/* page by page (strncpy_from_kernel_nofault is not exported) */
+	for (n = 0; n < STP_MAXSTRINGLEN - 1;) {
+		unsigned long a = (unsigned long)addr + n;
+		long chunk = min_t(long, STP_MAXSTRINGLEN - 1 - n,
+				   PAGE_SIZE - offset_in_page(a));
+
+		if (copy_from_kernel_nofault(dst + n, (const void *)a, chunk)) {
+			dst[0] = '\0';
+			stp_tvar_fault(c, a);
+			return dst;
+		}
+		if (memchr(dst + n, '\0', chunk))
+			return dst;
+		n += chunk;
+	}
+	dst[n] = '\0';
+	return dst;
+}
+
+/* returnval(): the return value in a .return probe */
+static __maybe_unused s64 stp_returnval(struct stp_context *c)
+{
+	if (!c->regs || !c->probe || c->probe->kind != STP_PROBE_KRETPROBE) {
+		stp_error(c, "returnval() outside a .return probe");
+		return 0;
+	}
+	return (s64)regs_return_value(c->regs);
+}
+
+/* probefunc(): the probed function's name ("" outside function probes) */
+static __maybe_unused const char *stp_probefunc(struct stp_context *c)
+{
+	const char *s = c->probe && c->probe->symbol ? c->probe->symbol : "";
+	const char *colon = strchr(s, ':');
+
+	return colon ? colon + 1 : s;
+}
+
+/* register("rax"): a register of the probed context, by name */
+static __maybe_unused s64 stp_register(struct stp_context *c, const char *name)
+{
+	static const struct {
+		const char *name;
+		unsigned int off;
+	} regs[] = {
+#ifdef CONFIG_X86_64
+#define STP_REG(n, f) { n, offsetof(struct pt_regs, f) }
+		STP_REG("rax", ax), STP_REG("rbx", bx), STP_REG("rcx", cx),
+		STP_REG("rdx", dx), STP_REG("rsi", si), STP_REG("rdi", di),
+		STP_REG("rbp", bp), STP_REG("rsp", sp), STP_REG("rip", ip),
+		STP_REG("r8", r8), STP_REG("r9", r9), STP_REG("r10", r10),
+		STP_REG("r11", r11), STP_REG("r12", r12), STP_REG("r13", r13),
+		STP_REG("r14", r14), STP_REG("r15", r15),
+		STP_REG("flags", flags), STP_REG("orig_rax", orig_ax),
+#undef STP_REG
+#elif defined(CONFIG_ARM64)
+#define STP_REG(n, f) { n, offsetof(struct pt_regs, f) }
+		STP_REG("x0", regs[0]), STP_REG("x1", regs[1]), STP_REG("x2", regs[2]),
+		STP_REG("x3", regs[3]), STP_REG("x4", regs[4]), STP_REG("x5", regs[5]),
+		STP_REG("x6", regs[6]), STP_REG("x7", regs[7]), STP_REG("lr", regs[30]),
+		STP_REG("sp", sp), STP_REG("pc", pc), STP_REG("pstate", pstate),
+#undef STP_REG
+#endif
+	};
+	unsigned int i;
+
+	if (!c->regs) {
+		stp_error(c, "register() outside a kprobe");
+		return 0;
+	}
+	for (i = 0; i < ARRAY_SIZE(regs); i++)
+		if (!strcmp(name, regs[i].name))
+			return *(const s64 *)((const char *)c->regs + regs[i].off);
+	snprintf(c->errmsg, sizeof(c->errmsg), "unknown register '%s'", name);
+	stp_error(c, c->errmsg);
+	return 0;
+}
+
+#endif /* STP_TVAR_H */

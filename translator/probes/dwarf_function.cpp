@@ -1,0 +1,82 @@
+// dwarf_function.cpp - kernel.function("pattern") and
+// module("name").function("pattern") with .call / .return: functions found
+// in DWARF (dwarf.h), wildcards and "func@file[:line]" forms, registered as
+// kprobes / kretprobes on "module:function" (+ the line's offset).
+#include "translator/probes/probe_kind.h"
+
+namespace stap_pmu {
+
+static std::optional<std::vector<ResolvedPoint>> resolve(const ProbePoint &pp, Diagnostics &diags)
+{
+	const auto &cs = pp.components;
+	std::string module;
+	size_t fi = 1;
+	if (cs[0].name == "module") {
+		if (!cs[0].has_arg || !cs[0].arg_is_string || cs[0].str_arg.empty() ||
+		    cs[0].str_arg.find_first_of("*?[:") != std::string::npos) {
+			diags.error(cs[0].has_arg ? cs[0].arg_loc : cs[0].loc,
+				    "module(\"name\") needs one module name in quotes (no wildcards)");
+			return std::nullopt;
+		}
+		module = cs[0].str_arg;
+	} else if (cs[0].has_arg) {
+		diags.error(cs[0].arg_loc, "'kernel' takes no argument");
+		return std::nullopt;
+	}
+	const char *form = module.empty() ? "kernel.function(\"pattern\")"
+					  : "module(\"name\").function(\"pattern\")";
+	if (cs.size() < 2 || cs[fi].name != "function") {
+		diags.error(cs.size() < 2 ? cs[0].loc : cs[1].loc,
+			    std::string("expected ") + form + " in '" + probe_point_str(pp) + "'");
+		return std::nullopt;
+	}
+	const ProbeComponent &f = cs[fi];
+	if (!f.has_arg || !f.arg_is_string || f.str_arg.empty()) {
+		diags.error(f.loc, "function needs a pattern in quotes, e.g. function(\"vfs_*\")");
+		return std::nullopt;
+	}
+	bool ret = false;
+	if (cs.size() > 2) {
+		const ProbeComponent &suf = cs[2];
+		if ((suf.name != "return" && suf.name != "call") || suf.has_arg || cs.size() > 3) {
+			const ProbeComponent &bad = cs.size() > 3 ? cs[3] : suf;
+			diags.error(bad.loc, "unexpected '." + bad.name + "' in '" + probe_point_str(pp) + "'",
+				    std::string(form) + " may be followed by .call or .return");
+			return std::nullopt;
+		}
+		ret = suf.name == "return";
+	}
+	std::string err, hint;
+	auto fns = dwarf::find_functions(module, f.str_arg, err, hint);
+	if (!fns) {
+		diags.error(f.arg_loc, err, hint);
+		return std::nullopt;
+	}
+	std::vector<ResolvedPoint> out;
+	for (dwarf::Function &fn : *fns) {
+		if (ret && fn.offset) {
+			diags.error(f.arg_loc, "a line probe ('" + f.str_arg + "') cannot be .return");
+			return std::nullopt;
+		}
+		ResolvedPoint r;
+		r.kind = ret ? ProbeKind::Kretprobe : ProbeKind::Kprobe;
+		r.symbol = module.empty() ? fn.name : module + ":" + fn.name;
+		r.offset = fn.offset;
+		r.loc = pp.loc;
+		std::string spec = fn.name;
+		if (fn.offset)
+			spec += "@" + fn.file + ":" + std::to_string(fn.line);
+		r.name = (module.empty() ? std::string("kernel") : "module(\"" + module + "\")") +
+			 ".function(\"" + spec + "\")" + (cs.size() > 2 ? "." + cs[2].name : "");
+		r.func = std::make_shared<const dwarf::Function>(std::move(fn));
+		out.push_back(std::move(r));
+	}
+	return out;
+}
+
+const ProbeProvider dwarf_kernel_provider = {
+	"kernel", "kernel.function(\"pattern\")[.call|.return]", nullptr, resolve};
+const ProbeProvider dwarf_module_provider = {
+	"module", "module(\"m\").function(\"pattern\")[.call|.return]", nullptr, resolve};
+
+} // namespace stap_pmu

@@ -26,8 +26,10 @@ std::string expr_str(const Expr &e, bool top)
 		return e.text;
 	case ExprKind::Unary: {
 		const Expr &a = *e.args[0];
+		// A space, not parentheses, keeps "- -x" from lexing as "--x":
+		// parentheses would double the nesting depth of the printed form.
 		if (a.kind == ExprKind::Unary || (a.kind == ExprKind::IncDec && a.prefix))
-			return e.text + "(" + expr_str(a, false) + ")";
+			return e.text + " " + expr_str(a, false);
 		return e.text + expr_str(a, false);
 	}
 	case ExprKind::Binary:

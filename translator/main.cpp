@@ -16,6 +16,7 @@
 #include "pmu/pmu.h"
 #include "translator/boot.h"
 #include "translator/cache.h"
+#include "translator/cli.h"
 #include "translator/dwarf.h"
 #include "translator/kbuild.h"
 #include "translator/kernel.h"
@@ -34,48 +35,6 @@ using namespace stap_pmu;
 
 namespace {
 
-struct Cli {
-	std::string script_file;
-	std::string expr;
-	int pass = 5;
-	std::string command;
-	int target_pid = 0;
-	std::string output;
-	int verbose = 0;
-	std::string release;
-	std::string module_name;
-	std::vector<std::string> defines;
-	std::string pmu_targets = "host";
-	std::string pmu_fallback = "row";
-	bool list_pmu_events = false;
-	std::string pmu_encode;
-	bool keep = false;
-	bool vm = false;
-	std::string vm_cpu;               // "" : qemu64 (x86), cortex-a57 (arm64)
-	std::string arch;                 // -a: target architecture ("" : the host's)
-	std::vector<std::string> kbuild_vars; // -B NAME=VALUE
-	std::string vm_arch;
-	int vm_smp = 2;
-	int vm_timeout = 300;
-	std::string vm_append;
-	std::vector<std::string> vm_modules;   // --vm-module FILE.ko: insmod-ed in the guest first
-	std::vector<std::string> module_dirs;  // --module-dir DIR: module .ko files with DWARF
-	std::string vmlinux;                   // --vmlinux FILE: kernel with DWARF
-	bool version = false;
-	bool guru = false;                     // -g: embedded C allowed
-	bool no_warnings = false;              // -w
-	bool warnings_are_errors = false;      // -W
-	std::vector<std::string> include_dirs; // -I DIR: tapsets
-	std::string list_probes;               // -l PATTERN
-	std::string list_probes_vars;          // -L PATTERN
-	bool no_cache = false;                 // --no-cache
-	bool clean_cache = false;              // --clean-cache
-	std::string attach;                    // --attach NAME
-	std::string stop;                      // --stop NAME
-	std::string initramfs;                 // --initramfs IMAGE
-	bool vm_at_boot = false;               // --vm-at-boot
-	std::vector<std::string> sign_module;  // --sign-module KEY CERT
-};
 
 [[noreturn]] void die(const std::string &msg)
 {
@@ -595,101 +554,18 @@ int run(const Cli &cli)
 int main(int argc, char **argv)
 {
 	Cli cli;
-	CLI::App app{"stap-pmu: SystemTap-style probes that read named PMU counters in the kernel"};
-	app.set_help_flag("-h,--help", "Print this help and exit");
-	app.add_option("script", cli.script_file, "Script file (.stp)");
-	app.add_option("-e", cli.expr, "Run SCRIPT given on the command line")->option_text("SCRIPT");
-	app.add_option("-p", cli.pass, "Stop after pass N: 1 parse, 2 elaborate, 3 C, 4 build, 5 run")
-		->check(CLI::Range(1, 5));
-	app.add_option("-c", cli.command, "Run CMD; target() is its pid; stop when it exits")
-		->option_text("CMD");
-	app.add_option("-x", cli.target_pid, "Set target() to PID")->option_text("PID");
-	app.add_option("-o", cli.output, "Write script output to FILE")->option_text("FILE");
-	app.add_flag("-v", cli.verbose, "Verbose: print each pass and its time");
-	app.add_option("-r", cli.release, "Build for kernel RELEASE or build tree DIR")
-		->option_text("RELEASE|DIR");
-	app.add_option("-m", cli.module_name, "Name the module NAME (keeps NAME.ko)")
-		->option_text("NAME");
-	app.add_option("-D", cli.defines, "Define NAME[=VALUE] for the module (limits)")
-		->option_text("NAME=VALUE")
-		->allow_extra_args(false);
-	app.add_flag("-k", cli.keep, "Keep the temporary directory");
-	app.add_flag("-g", cli.guru, "Guru mode: accept embedded C (%{ %})");
-	app.add_flag("-w", cli.no_warnings, "Suppress warnings");
-	app.add_flag("-W", cli.warnings_are_errors, "Treat warnings as errors");
-	app.add_option("-I", cli.include_dirs, "Search DIR for tapsets (before tapsets/)")
-		->option_text("DIR")
-		->allow_extra_args(false);
-	app.add_option("-l", cli.list_probes, "List probe points matching PATTERN")
-		->option_text("PATTERN");
-	app.add_option("-L", cli.list_probes_vars,
-		       "List probe points matching PATTERN (no context variables exist)")
-		->option_text("PATTERN");
-	app.add_option("--pmu-targets", cli.pmu_targets,
-		       "Comma-separated libpfm4 PMUs the module carries rows for (host = this CPU)")
-		->option_text("LIST");
-	app.add_option("--pmu-fallback", cli.pmu_fallback,
-		       "none | row (default: add the generic perf row) | generic (also use generic "
-		       "encodings for events a target lacks)")
-		->option_text("MODE");
-	app.add_flag("--list-pmu-events", cli.list_pmu_events,
-		     "List the events of the --pmu-targets PMUs (default host) and the portable ones");
-	app.add_option("--pmu-encode", cli.pmu_encode, "Print EVENT's encoding for each target")
-		->option_text("EVENT");
-	app.add_flag("--vm", cli.vm, "Run in a throwaway QEMU guest booting the installed kernel");
-	app.add_option("-a", cli.arch, "Build for ARCH (arm64: cross-build; with --vm, an arm64 guest)")
-		->option_text("ARCH");
-	app.add_option("-B", cli.kbuild_vars,
-		       "Pass NAME=VALUE to kbuild's make (CROSS_COMPILE, default aarch64-linux-gnu- for arm64)")
-		->option_text("NAME=VALUE")
-		->allow_extra_args(false);
-	app.add_option("--vm-arch", cli.vm_arch, "Guest architecture: x86_64 or arm64 (implied by -a)")
-		->option_text("ARCH");
-	app.add_option("--vm-cpu", cli.vm_cpu,
-		       "QEMU CPU model of the guest (default qemu64; arm64: cortex-a57, also cortex-a72, max)")
-		->option_text("MODEL");
-	app.add_option("--vm-smp", cli.vm_smp, "Guest CPUs")->check(CLI::Range(1, 64));
-	app.add_option("--vm-timeout", cli.vm_timeout, "Seconds before the guest is stopped");
-	app.add_option("--vm-append", cli.vm_append, "Extra guest kernel command line");
-	app.add_option("--vm-module", cli.vm_modules,
-		       "Load FILE.ko in the guest before the script (also searched for DWARF)")
-		->option_text("FILE")->allow_extra_args(false)->check(CLI::ExistingFile);
-	app.add_option("--module-dir", cli.module_dirs,
-		       "Search DIR for module .ko files with DWARF (module(\"m\").function)")
-		->option_text("DIR")->allow_extra_args(false)->check(CLI::ExistingDirectory);
-	app.add_option("--vmlinux", cli.vmlinux, "Kernel image with DWARF (kernel.function)")
-		->option_text("FILE")->check(CLI::ExistingFile);
-	app.add_flag("--no-cache", cli.no_cache, "Neither use nor fill the module cache");
-	app.add_flag("--clean-cache", cli.clean_cache, "Empty the module cache and exit");
-	app.add_option("--attach", cli.attach,
-		       "Stream the output of the running module NAME (interrupt to detach)")
-		->option_text("NAME");
-	app.add_option("--stop", cli.stop,
-		       "Stop the running module NAME: end probes, remaining output, unload")
-		->option_text("NAME");
-	app.add_option("--initramfs", cli.initramfs,
-		       "Add the module and a hook loading it to initramfs IMAGE (boot with "
-		       "rdinit=/stap-pmu/init)")
-		->option_text("IMAGE");
-	app.add_flag("--vm-at-boot", cli.vm_at_boot,
-		     "With --vm: the guest's /init loads the module before anything else; output is "
-		     "read afterwards (no loader runs during the command)");
-	app.add_option("--sign-module", cli.sign_module,
-		       "Sign the module with the kernel tree's scripts/sign-file (sha256)")
-		->option_text("KEY CERT")
-		->expected(2);
-	app.add_flag("-V,--version", cli.version, "Print version information");
-	try {
-		app.parse(argc, argv);
-	} catch (const CLI::ParseError &e) {
-		if (e.get_exit_code() == 0)
-			return app.exit(e);
-		std::cerr << "stap-pmu: error: " << e.what() << "\n";
-		return 1;
-	}
+	if (int rc = parse_command_line(argc, argv, cli); rc >= 0)
+		return rc;
 	if (cli.version) {
 		std::cout << "stap-pmu " << STAP_PMU_VERSION << " (libpfm4 "
 			  << pmu::Resolver::pfm_version() << ")\n";
+		try {
+			kernel::BuildTree t = kernel::find_build_tree("");
+			std::cout << "default target kernel: " << t.release << " (" << t.arch << ", "
+				  << t.dir << ")\n";
+		} catch (const kernel::Error &e) {
+			std::cout << "default target kernel: none (" << e.what() << ")\n";
+		}
 		return 0;
 	}
 	if (!cli.list_probes.empty() || !cli.list_probes_vars.empty())

@@ -17,7 +17,7 @@ fail=0
 say() { echo "FAIL: $*"; fail=1; }
 makes() { [[ -f $STAP_PMU_KBUILD_LOG ]] && wc -l <"$STAP_PMU_KBUILD_LOG" || echo 0; }
 script='probe begin { printf("%d\n", @pmu("perf::cpu-clock")) }'
-version=$("$stap_pmu" -V | awk '{print $2}')
+version=$("$stap_pmu" -V | awk 'NR == 1 {print $2}')
 
 # 1. -p4 -m NAME and modinfo
 "$stap_pmu" -v -p4 -m deploy_t --pmu-targets skl -e "$script" >out 2>err || { say "-p4 failed"; cat err; }

@@ -1,0 +1,56 @@
+// cli.h - the parsed command line.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace stap_pmu {
+
+struct Cli {
+	std::string script_file;
+	std::string expr;
+	int pass = 5;
+	std::string command;
+	int target_pid = 0;
+	std::string output;
+	int verbose = 0;
+	std::string release;
+	std::string module_name;
+	std::vector<std::string> defines;
+	std::string pmu_targets = "host";
+	std::string pmu_fallback = "row";
+	bool list_pmu_events = false;
+	std::string pmu_encode;
+	bool keep = false;
+	bool vm = false;
+	std::string vm_cpu;               // "" : qemu64 (x86), cortex-a57 (arm64)
+	std::string arch;                 // -a: target architecture ("" : the host's)
+	std::vector<std::string> kbuild_vars; // -B NAME=VALUE
+	std::string vm_arch;
+	int vm_smp = 2;
+	int vm_timeout = 300;
+	std::string vm_append;
+	std::vector<std::string> vm_modules;   // --vm-module FILE.ko: insmod-ed in the guest first
+	std::vector<std::string> module_dirs;  // --module-dir DIR: module .ko files with DWARF
+	std::string vmlinux;                   // --vmlinux FILE: kernel with DWARF
+	bool version = false;
+	bool guru = false;                     // -g: embedded C allowed
+	bool no_warnings = false;              // -w
+	bool warnings_are_errors = false;      // -W
+	std::vector<std::string> include_dirs; // -I DIR: tapsets
+	std::string list_probes;               // -l PATTERN
+	std::string list_probes_vars;          // -L PATTERN
+	bool no_cache = false;                 // --no-cache
+	bool clean_cache = false;              // --clean-cache
+	std::string attach;                    // --attach NAME
+	std::string stop;                      // --stop NAME
+	std::string initramfs;                 // --initramfs IMAGE
+	bool vm_at_boot = false;               // --vm-at-boot
+	std::vector<std::string> sign_module;  // --sign-module KEY CERT
+};
+
+// Parses argv into cli. Returns -1 to go on, else the exit status (after
+// --help, or 1 after a usage error, printed on stderr).
+int parse_command_line(int argc, char **argv, Cli &cli);
+
+} // namespace stap_pmu

@@ -26,7 +26,7 @@ static std::string reprinted(const std::string &text)
 TEST(Language, CanonicalFormRoundTrips)
 {
 	EXPECT_EQ(reprinted("probe begin { x = - -1; y = (a = 2) + 1; z = -(--w) }"),
-		  "probe begin\n{\n  x = -(-1);\n  y = ((a = 2) + 1);\n  z = -(--w);\n}\n");
+		  "probe begin\n{\n  x = - -1;\n  y = ((a = 2) + 1);\n  z = - --w;\n}\n");
 	EXPECT_EQ(reprinted("global a%[5]\nprobe begin { foreach (v- = [k, j] in a limit 3) next }"),
 		  // a value sort is printed on the array
 		  "global a%[5]\nprobe begin\n{\n  foreach (v = [k, j] in a- limit 3)\n    next;\n}\n");

@@ -87,11 +87,12 @@ private:
 	std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
 };
 
-int pmu_encode(const Cli &cli)
+// libpfm4 initialized and --pmu-targets expanded for the target
+// architecture (-a / --vm-arch decides what host and all mean).
+std::vector<std::string> cli_pmu_targets(const Cli &cli, pmu::Arch *arch_out)
 {
 	if (auto err = pmu::Resolver::init())
 		die("cannot initialize libpfm4: " + *err);
-	// the target architecture (-a / --vm-arch) decides what host and all mean
 	auto arch = pmu::parse_arch(!cli.arch.empty() ? cli.arch : cli.vm_arch);
 	if (!arch)
 		die("unknown architecture '" + cli.arch + cli.vm_arch + "' (x86_64, arm64)");
@@ -99,10 +100,19 @@ int pmu_encode(const Cli &cli)
 	auto targets = pmu::Resolver::expand_targets(split_list(cli.pmu_targets), *arch, &err);
 	if (!err.empty())
 		die(err);
+	if (arch_out)
+		*arch_out = *arch;
+	return targets;
+}
+
+int pmu_encode(const Cli &cli)
+{
+	pmu::Arch arch{};
+	auto targets = cli_pmu_targets(cli, &arch);
 	if (targets.empty())
 		die("no PMU targets to encode '" + cli.pmu_encode + "' for (name them with "
 		    "--pmu-targets; this machine's CPU matches no " +
-		    std::string(pmu::arch_name(*arch)) + " PMU table)");
+		    std::string(pmu::arch_name(arch)) + " PMU table)");
 	bool any = false;
 	for (const std::string &t : targets) {
 		pmu::TargetEncoding te = pmu::Resolver::encode(cli.pmu_encode, t);
@@ -114,15 +124,7 @@ int pmu_encode(const Cli &cli)
 
 int list_pmu_events(const Cli &cli)
 {
-	if (auto err = pmu::Resolver::init())
-		die("cannot initialize libpfm4: " + *err);
-	auto arch = pmu::parse_arch(!cli.arch.empty() ? cli.arch : cli.vm_arch);
-	if (!arch)
-		die("unknown architecture '" + cli.arch + cli.vm_arch + "' (x86_64, arm64)");
-	std::string err;
-	auto targets = pmu::Resolver::expand_targets(split_list(cli.pmu_targets), *arch, &err);
-	if (!err.empty())
-		die(err);
+	auto targets = cli_pmu_targets(cli, nullptr);
 	std::cout << pmu::list_events(targets);
 	return 0;
 }

@@ -694,6 +694,52 @@ std::string load_error_message(int err, std::string_view module, const LoadEnv &
 
 // ---- the load sequence ---------------------------------------------------------
 
+namespace detail {
+
+// Writes "stop" (unless the module stopped already) and drains the output
+// until the state is "stopped" or stop_timeout_ms passes. Returns the final
+// status when stopped (its drop and skip counts reported), else nothing.
+std::optional<Status> stop_and_drain(const ModuleFiles &mf, int out, bool &dest_ok,
+				     std::optional<Status> st, const std::string &name,
+				     int stop_timeout_ms, int poll_ms)
+{
+	int err = 0;
+	bool ctl_ok = true;
+	if (!st || st->state != "stopped")
+		ctl_ok = write_control(mf, "stop");
+	long long deadline = now_ms() + stop_timeout_ms;
+	bool stopped = st && st->state == "stopped";
+	while (ctl_ok && !stopped) {
+		drain_output(mf, out, dest_ok);
+		st = read_status(mf, err);
+		if (!st) {
+			error("cannot read " + mf.dir + "/status while stopping: " +
+			      (err == EPROTO ? "unexpected contents" : strerror(err)));
+			break;
+		}
+		if (st->state == "stopped") {
+			stopped = true;
+			break;
+		}
+		if (now_ms() >= deadline) {
+			error("module " + name + " did not stop within " +
+			      std::to_string(stop_timeout_ms / 1000) + " s (state " + st->state + ")");
+			break;
+		}
+		sleep_ms(poll_ms);
+	}
+	drain_output(mf, out, dest_ok);
+	if (!stopped)
+		return std::nullopt;
+	if (st->dropped)
+		say("WARNING: " + std::to_string(st->dropped) + " output bytes dropped");
+	if (st->skipped)
+		say("WARNING: " + std::to_string(st->skipped) + " probe hits skipped");
+	return st;
+}
+
+} // namespace detail
+
 int run_module(const LoadOptions &opts)
 {
 	if (opts.module_path.empty()) {
@@ -861,41 +907,12 @@ int run_module(const LoadOptions &opts)
 	if (mf.output >= 0) {
 		if (opts.verbose && !reason.empty())
 			say("stap-pmu: stopping: " + reason);
-		bool ctl_ok = true;
-		if (!st || st->state != "stopped")
-			ctl_ok = write_control(mf, "stop");
-		long long deadline = now_ms() + opts.stop_timeout_ms;
-		bool stopped = st && st->state == "stopped";
-		while (ctl_ok && !stopped) {
-			drain_output(mf, out, dest_ok);
-			st = read_status(mf, err);
-			if (!st) {
-				error("cannot read " + mf.dir + "/status while stopping: " +
-				      (err == EPROTO ? "unexpected contents" : strerror(err)));
-				break;
-			}
-			if (st->state == "stopped") {
-				stopped = true;
-				break;
-			}
-			if (now_ms() >= deadline) {
-				error("module " + name + " did not stop within " +
-				      std::to_string(opts.stop_timeout_ms / 1000) + " s (state " +
-				      st->state + ")");
-				break;
-			}
-			sleep_ms(opts.poll_ms);
-		}
-		drain_output(mf, out, dest_ok);
-		if (stopped) {
-			if (st->dropped)
-				say("WARNING: " + std::to_string(st->dropped) + " output bytes dropped");
-			if (st->skipped)
-				say("WARNING: " + std::to_string(st->skipped) + " probe hits skipped");
-			rc = st->exit_code;
-		} else {
+		std::optional<Status> fin = stop_and_drain(mf, out, dest_ok, st, name,
+							   opts.stop_timeout_ms, opts.poll_ms);
+		if (fin)
+			rc = fin->exit_code;
+		else
 			failed = true;
-		}
 		close(mf.output);
 		mf.output = -1;
 	}

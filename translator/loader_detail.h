@@ -22,6 +22,9 @@ bool drain_output(const ModuleFiles &m, int dest, bool &dest_ok);
 // Reads dir/status; nullopt with err set (EPROTO: unexpected contents).
 std::optional<Status> read_status(const ModuleFiles &m, int &err);
 bool write_control(const ModuleFiles &m, const char *cmd);
+std::optional<Status> stop_and_drain(const ModuleFiles &mf, int out, bool &dest_ok,
+				     std::optional<Status> st, const std::string &name,
+				     int stop_timeout_ms, int poll_ms);
 // delete_module, retried while the module is busy.
 bool unload(const std::string &name, int timeout_ms, bool verbose);
 

@@ -70,45 +70,14 @@ bool open_session(const SessionOptions &o, Session &s)
 // stop, drain until stopped, report, unload: the end of the load sequence.
 int stop_and_unload(const SessionOptions &o, Session &s, std::optional<Status> st)
 {
-	int err = 0;
-	bool ok = true;
-	if (!st || st->state != "stopped")
-		ok = write_control(s.mf, "stop");
-	long long deadline = now_ms() + o.stop_timeout_ms;
-	bool stopped = st && st->state == "stopped";
-	while (ok && !stopped) {
-		drain_output(s.mf, s.out, s.dest_ok);
-		st = read_status(s.mf, err);
-		if (!st) {
-			error("cannot read " + s.mf.dir + "/status while stopping: " +
-			      (err == EPROTO ? "unexpected contents" : strerror(err)));
-			break;
-		}
-		if (st->state == "stopped") {
-			stopped = true;
-			break;
-		}
-		if (now_ms() >= deadline) {
-			error("module " + o.module_name + " did not stop within " +
-			      std::to_string(o.stop_timeout_ms / 1000) + " s (state " + st->state + ")");
-			break;
-		}
-		sleep_ms(o.poll_ms);
-	}
-	drain_output(s.mf, s.out, s.dest_ok);
-	int rc = 1;
-	if (stopped) {
-		if (st->dropped)
-			say("WARNING: " + std::to_string(st->dropped) + " output bytes dropped");
-		if (st->skipped)
-			say("WARNING: " + std::to_string(st->skipped) + " probe hits skipped");
-		rc = st->exit_code;
-	}
+	std::optional<Status> fin = stop_and_drain(s.mf, s.out, s.dest_ok, st, o.module_name,
+						   o.stop_timeout_ms, o.poll_ms);
+	int rc = fin ? fin->exit_code : 1;
 	close(s.mf.output);
 	s.mf.output = -1;
 	if (!unload(o.module_name, o.unload_timeout_ms, o.verbose))
 		return 1;
-	if (!stopped || !s.dest_ok || rc < 0 || rc > 255)
+	if (!fin || !s.dest_ok || rc < 0 || rc > 255)
 		return 1;
 	return rc;
 }

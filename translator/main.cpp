@@ -545,7 +545,8 @@ int run(const Cli &cli)
 		lo.verbose = cli.verbose > 0;
 		rc = loader::run_module(lo);
 	}
-	timer.pass("Pass 5: run completed");
+	timer.pass(rc == 0 ? std::string("Pass 5: run completed")
+			   : "Pass 5: run ended with exit status " + std::to_string(rc));
 	if (!cli.keep && !work.empty())
 		fs::remove_all(work);
 	return rc;

@@ -759,7 +759,9 @@ int run_module(const LoadOptions &opts)
 	int out = opts.output_fd;
 	int out_owned = -1;
 	if (!opts.output_file.empty()) {
-		out_owned = open(opts.output_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		/* 0600: script output can hold kernel data */
+		out_owned = open(opts.output_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+				 0600);
 		if (out_owned < 0) {
 			error("cannot create " + opts.output_file + ": " + strerror(errno));
 			close(ko);

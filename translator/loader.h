@@ -18,7 +18,7 @@ struct LoadOptions {
 	std::string command;          // -c CMD: plain words are exec'd directly, else /bin/sh -c;
 	                              // target() is its pid
 	int output_fd = 1;            // where script output goes (ignored when output_file is set)
-	std::string output_file;      // -o FILE: created/truncated, mode 0644
+	std::string output_file;      // -o FILE: created/truncated, mode 0600
 	bool verbose = false;         // progress messages on stderr
 	int poll_ms = 20;             // poll period of output/status
 	int stop_timeout_ms = 10000;  // bound for "stop" -> state "stopped"
@@ -86,7 +86,7 @@ std::string kmsg_text(std::string_view record);
 struct SessionOptions {
 	std::string module_name;      // /proc/<module_name>
 	int output_fd = 1;
-	std::string output_file;      // -o FILE: created/truncated, mode 0644
+	std::string output_file;      // -o FILE: created/truncated, mode 0600
 	bool verbose = false;
 	int poll_ms = 20;
 	int stop_timeout_ms = 10000;

@@ -57,7 +57,9 @@ bool open_session(const SessionOptions &o, Session &s)
 	}
 	s.out = o.output_fd;
 	if (!o.output_file.empty()) {
-		s.out_owned = open(o.output_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		/* 0600: script output can hold kernel data */
+		s.out_owned = open(o.output_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+				 0600);
 		if (s.out_owned < 0) {
 			error("cannot create " + o.output_file + ": " + strerror(errno));
 			return false;

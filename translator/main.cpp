@@ -131,8 +131,11 @@ int list_pmu_events(const Cli &cli)
 
 std::unique_ptr<SourceFile> load_script(const Cli &cli)
 {
-	if (!cli.expr.empty())
+	if (!cli.expr.empty()) {
+		if (auto e = check_script_size("<input>", cli.expr.size()))
+			die(*e);
 		return std::make_unique<SourceFile>("<input>", cli.expr);
+	}
 	if (cli.script_file.empty())
 		die("no script given: name a script file or use -e 'SCRIPT'");
 	std::string err;

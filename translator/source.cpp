@@ -2,6 +2,7 @@
 #include "translator/source.h"
 
 #include <cerrno>
+#include <filesystem>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -35,16 +36,43 @@ std::string SourceLoc::str() const
 	return file->name() + ":" + std::to_string(line) + ":" + std::to_string(col);
 }
 
+std::optional<std::string> check_script_size(const std::string &name, size_t bytes)
+{
+	if (bytes <= max_script_bytes)
+		return std::nullopt;
+	return name + ": script is " + std::to_string(bytes) + " bytes, more than the limit of " +
+	       std::to_string(max_script_bytes >> 20) + " MiB";
+}
+
 std::unique_ptr<SourceFile> read_source_file(const std::string &path, std::string *err)
 {
+	std::error_code ec;
+	if (std::filesystem::is_directory(path, ec)) {
+		*err = path + ": is a directory, not a script";
+		return nullptr;
+	}
 	std::ifstream in(path, std::ios::binary);
 	if (!in) {
 		*err = path + ": cannot open: " + std::strerror(errno);
 		return nullptr;
 	}
+	// Check the size before reading: a huge file is refused, not slurped.
+	in.seekg(0, std::ios::end);
+	std::streamoff size = in.tellg();
+	in.seekg(0, std::ios::beg);
+	if (size > 0) {
+		if (auto e = check_script_size(path, static_cast<size_t>(size))) {
+			*err = *e;
+			return nullptr;
+		}
+	}
 	std::ostringstream ss;
 	ss << in.rdbuf();
 	std::string text = ss.str();
+	if (auto e = check_script_size(path, text.size())) { // pipes and /proc files
+		*err = *e;
+		return nullptr;
+	}
 	if (text.find('\0') != std::string::npos) {
 		*err = path + ": not a script (binary file)";
 		return nullptr;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +34,13 @@ struct SourceLoc {
 	bool valid() const { return file != nullptr && line != 0; }
 	std::string str() const; // "file:line:col"
 };
+
+// Scripts larger than this are refused: the front end keeps every token
+// and node in memory, and no real script comes near it.
+inline constexpr size_t max_script_bytes = 4u << 20;
+
+// The error for a script of `bytes` bytes, if it is over the limit.
+std::optional<std::string> check_script_size(const std::string &name, size_t bytes);
 
 // Reads a script from disk; returns nullptr and sets *err on failure.
 std::unique_ptr<SourceFile> read_source_file(const std::string &path, std::string *err);

@@ -15,7 +15,7 @@ if [[ -z $cxx ]]; then
 	exit 1
 fi
 srcs=("$src"/tests/fuzz/fuzz_frontend.cpp)
-for f in source diagnostics lexer ast parser printer suggest builtins format sema preprocess dwarf; do
+for f in source diagnostics lexer ast parser parser_stmt parser_expr printer suggest builtins format sema sema_probes sema_stmt sema_vars sema_expr sema_calls preprocess dwarf; do
 	srcs+=("$src/translator/$f.cpp")
 done
 srcs+=("$src"/translator/probes/begin_end.cpp "$src"/translator/probes/kprobe.cpp

@@ -324,46 +324,36 @@ void set_arch_defaults(VmOptions &o, const std::string &arch)
 std::vector<std::string> qemu_argv(const VmOptions &o, const std::string &initrd,
 				   const std::string &dir)
 {
-	if (o.arch == "arm64") {
-		// virt has one PL011 (the console); the other ports are PCI 16550s.
+	bool arm64 = o.arch == "arm64";
+	std::vector<std::string> a = {o.qemu};
+	if (arm64)
 		// -icount shift=0: one guest instruction per virtual ns, so the
 		// emulated PMUv3 counts exact, repeatable instruction numbers.
-		std::vector<std::string> a = {o.qemu,
-					      "-M", "virt",
-					      "-accel", o.accel,
-					      "-icount", "shift=0",
-					      "-cpu", o.cpu,
-					      "-smp", std::to_string(o.smp),
-					      "-m", o.memory,
-					      "-nodefaults", "-display", "none", "-monitor", "none",
-					      "-no-reboot",
-					      "-kernel", o.kernel.boot_image(),
-					      "-initrd", initrd,
-					      "-append", kernel_cmdline(o),
-					      "-serial", "file:" + dir + "/console.log",
-					      "-chardev", "file,id=sout,path=" + dir + "/stdout.log",
-					      "-device", "pci-serial,chardev=sout",
-					      "-chardev", "file,id=serr,path=" + dir + "/stderr.log",
-					      "-device", "pci-serial,chardev=serr",
-					      "-chardev", "pipe,id=sctl,path=" + dir + "/control",
-					      "-device", "pci-serial,chardev=sctl"};
-		a.insert(a.end(), o.extra_qemu_args.begin(), o.extra_qemu_args.end());
-		return a;
+		a.insert(a.end(), {"-M", "virt", "-accel", o.accel, "-icount", "shift=0"});
+	else
+		a.insert(a.end(), {"-accel", o.accel});
+	a.insert(a.end(), {"-cpu", o.cpu,
+			   "-smp", std::to_string(o.smp),
+			   "-m", o.memory,
+			   "-nodefaults", "-display", "none", "-monitor", "none",
+			   "-no-reboot",
+			   "-kernel", o.kernel.boot_image(),
+			   "-initrd", initrd,
+			   "-append", kernel_cmdline(o),
+			   "-serial", "file:" + dir + "/console.log"});
+	if (arm64) {
+		// virt has one PL011 (the console); the other ports are PCI 16550s.
+		a.insert(a.end(), {"-chardev", "file,id=sout,path=" + dir + "/stdout.log",
+				   "-device", "pci-serial,chardev=sout",
+				   "-chardev", "file,id=serr,path=" + dir + "/stderr.log",
+				   "-device", "pci-serial,chardev=serr",
+				   "-chardev", "pipe,id=sctl,path=" + dir + "/control",
+				   "-device", "pci-serial,chardev=sctl"});
+	} else {
+		a.insert(a.end(), {"-serial", "file:" + dir + "/stdout.log",
+				   "-serial", "file:" + dir + "/stderr.log",
+				   "-serial", "pipe:" + dir + "/control"});
 	}
-	std::vector<std::string> a = {o.qemu,
-				      "-accel", o.accel,
-				      "-cpu", o.cpu,
-				      "-smp", std::to_string(o.smp),
-				      "-m", o.memory,
-				      "-nodefaults", "-display", "none", "-monitor", "none",
-				      "-no-reboot",
-				      "-kernel", o.kernel.boot_image(),
-				      "-initrd", initrd,
-				      "-append", kernel_cmdline(o),
-				      "-serial", "file:" + dir + "/console.log",
-				      "-serial", "file:" + dir + "/stdout.log",
-				      "-serial", "file:" + dir + "/stderr.log",
-				      "-serial", "pipe:" + dir + "/control"};
 	a.insert(a.end(), o.extra_qemu_args.begin(), o.extra_qemu_args.end());
 	return a;
 }

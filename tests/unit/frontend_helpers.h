@@ -44,4 +44,14 @@ struct Checked : Front {
 	SemaResult sema;
 };
 
+// The first error of a checked script as "file:line:col: message [hint]".
+inline std::string first_error(const std::string &text)
+{
+	Checked c(text);
+	for (const Diagnostic &d : c.diags.all())
+		if (d.severity == Severity::Error)
+			return d.loc.str() + ": " + d.message + (d.hint.empty() ? "" : " [" + d.hint + "]");
+	return "no error";
+}
+
 } // namespace stap_pmu::test

@@ -8,17 +8,9 @@
 
 using namespace stap_pmu;
 using stap_pmu::test::Checked;
+using stap_pmu::test::first_error;
 
 namespace {
-
-std::string first_error(const std::string &text)
-{
-	Checked c(text);
-	for (const Diagnostic &d : c.diags.all())
-		if (d.severity == Severity::Error)
-			return d.loc.str() + ": " + d.message + (d.hint.empty() ? "" : " [" + d.hint + "]");
-	return "no error";
-}
 
 TEST(PerfProbe, ResolvesSamplingPoints)
 {

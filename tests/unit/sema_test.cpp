@@ -6,15 +6,7 @@
 
 using namespace stap_pmu;
 using stap_pmu::test::Checked;
-
-static std::string first_error(const std::string &text)
-{
-	Checked c(text);
-	for (const Diagnostic &d : c.diags.all())
-		if (d.severity == Severity::Error)
-			return d.loc.str() + ": " + d.message + (d.hint.empty() ? "" : " [" + d.hint + "]");
-	return "no error";
-}
+using stap_pmu::test::first_error;
 
 TEST(Sema, InfersTypesFromAssignments)
 {

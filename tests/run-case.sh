@@ -8,11 +8,12 @@
 #   expect_stdout='...'   exact standard output (optional)
 #   expect_stdout_re=()   extended regexps, each must match a whole stdout line
 #   expect_stderr_re=()   the same for standard error
+#   reject_stdout_re=()   regexps no stdout line may match
 #   reject_stderr_re=()   regexps no stderr line may match
 # Guest tests never skip: a missing QEMU or kernel is a failure.
 set -u
 case_file=$1 stap_pmu=$2 src=$3 vm=${4:-}
-args=() expect_rc=0 expect_stdout= expect_stdout_re=() expect_stderr_re=() reject_stderr_re=()
+args=() expect_rc=0 expect_stdout= expect_stdout_re=() expect_stderr_re=() reject_stdout_re=() reject_stderr_re=()
 unset expect_stdout
 # shellcheck disable=SC1090
 source "$case_file"
@@ -38,6 +39,9 @@ for re in "${expect_stdout_re[@]}"; do
 done
 for re in "${expect_stderr_re[@]}"; do
 	grep -Eqx -- "$re" "$err" || say "no stderr line matches: $re"
+done
+for re in "${reject_stdout_re[@]}"; do
+	grep -Eq -- "$re" "$out" && say "stdout has a line matching: $re"
 done
 for re in "${reject_stderr_re[@]}"; do
 	grep -Eq -- "$re" "$err" && say "stderr has a line matching: $re"

@@ -1,27 +1,32 @@
-// fuzz_frontend.cpp - libFuzzer target over the front end: preprocess,
+// fuzz_frontend.cpp - libFuzzer target over the translator: preprocess,
 // parse, the -p1 round trip (the printed form must parse back and print
-// identically) and the semantic pass. Built with clang++
-// -fsanitize=fuzzer,address by run-fuzz.sh.
+// identically), the semantic pass, the PMU pass (libpfm4) and C generation.
+// Built instrumented (-fsanitize=fuzzer,address,undefined) in the clang
+// build tree run-fuzz.sh configures; run-fuzz.sh then compiles the C of new
+// inputs with kbuild (tests/corpus/generated-c.sh).
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 
 #include "translator/parser.h"
+#include "translator/pipeline.h"
 #include "translator/printer.h"
-#include "translator/sema.h"
 
 using namespace stap_pmu;
 
-static PreprocInput facts()
+static ParseOptions facts()
 {
-	PreprocInput in;
-	in.kernel_v = "6.1.0";
-	in.kernel_vr = "6.1.0-57-amd64";
-	in.arch = "x86_64";
-	in.config["CONFIG_X86"] = "y";
-	in.guru = true;
-	return in;
+	ParseOptions o;
+	o.pp.kernel_v = "6.1.0";
+	o.pp.kernel_vr = "6.1.0-57-amd64";
+	o.pp.arch = "x86_64";
+	o.pp.config["CONFIG_X86"] = "y";
+	o.pp.guru = true;
+	return o;
 }
 
 static std::string print(const Script &s)
@@ -31,22 +36,47 @@ static std::string print(const Script &s)
 	return os.str();
 }
 
+// STAP_FUZZ_KEEP_TRANSLATED=DIR: inputs that translate are copied there (by
+// content hash), for run-fuzz.sh to compile their C.
+static void keep_translated(const uint8_t *data, size_t size)
+{
+	static const char *dir = std::getenv("STAP_FUZZ_KEEP_TRANSLATED");
+	if (!dir || !*dir)
+		return;
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < size; i++)
+		h = (h ^ data[i]) * 0x100000001b3ull;
+	char name[32];
+	std::snprintf(name, sizeof(name), "/%016llx.stp", static_cast<unsigned long long>(h));
+	std::ofstream(std::string(dir) + name, std::ios::binary)
+		.write(reinterpret_cast<const char *>(data), static_cast<std::streamsize>(size));
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const PreprocInput pp = facts();
-	SourceFile file("f.stp", std::string(reinterpret_cast<const char *>(data), size));
+	static const ParseOptions opts = facts();
 	Diagnostics diags;
-	Script script = parse(file, diags, pp);
+	Parsed p = parse_pass(std::make_unique<SourceFile>(
+				      "f.stp", std::string(reinterpret_cast<const char *>(data), size)),
+			      opts, diags);
 	if (diags.has_errors())
 		return 0;
-	std::string first = print(script);
+	std::string first = print(p.script);
 	SourceFile again("f2.stp", first);
 	Diagnostics d2;
-	Script s2 = parse(again, d2, pp);
+	Script s2 = parse(again, d2, opts.pp);
 	if (d2.has_errors() || print(s2) != first)
 		std::abort(); // the canonical form must round-trip
-	SemaResult r = analyze(script, diags);
-	(void)r;
+	TranslateOptions to;
+	to.pmu_targets = {"all"};
+	to.module_name = "stp_fuzz";
+	Elaborated e = elaborate_pass(p, to, diags);
+	if (!diags.has_errors()) {
+		Translated t = translate_pass(p, e, to);
+		if (t.c_source.empty())
+			std::abort(); // a script that passes semantics must have C
+		keep_translated(data, size);
+	}
 	std::ostringstream os;
 	diags.render(os);
 	return 0;

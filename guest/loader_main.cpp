@@ -1,7 +1,8 @@
 // stap-pmu-loader - loads and runs one stap-pmu module (static; used inside guests).
-//   stap-pmu-loader [-x PID] [-c CMD] [-o FILE] [-v] MODULE.ko
-//   stap-pmu-loader [-o FILE] [-v] -A NAME   attach to a loaded module (--attach)
-//   stap-pmu-loader [-o FILE] [-v] -S NAME   stop and unload it (--stop)
+//   stap-pmu-loader [-x PID] [-c CMD] [-o FILE] [-f FORMAT] [-v] MODULE.ko
+//   stap-pmu-loader [-o FILE] [-f FORMAT] [-v] -A NAME   attach to a loaded module (--attach)
+//   stap-pmu-loader [-o FILE] [-f FORMAT] [-v] -S NAME   stop and unload it (--stop)
+// FORMAT: text (default) or json (one JSON object per output record).
 #include "translator/loader.h"
 
 #include <unistd.h>
@@ -17,8 +18,8 @@ namespace {
 {
 	if (msg)
 		std::fprintf(stderr, "stap-pmu-loader: %s\n", msg);
-	std::fprintf(stderr, "usage: stap-pmu-loader [-x PID] [-c CMD] [-o FILE] [-v] MODULE.ko\n"
-			     "       stap-pmu-loader [-o FILE] [-v] -A|-S NAME\n");
+	std::fprintf(stderr, "usage: stap-pmu-loader [-x PID] [-c CMD] [-o FILE] [-f text|json] [-v] MODULE.ko\n"
+			     "       stap-pmu-loader [-o FILE] [-f text|json] [-v] -A|-S NAME\n");
 	std::exit(2);
 }
 
@@ -30,7 +31,7 @@ int main(int argc, char **argv)
 	int c;
 	char session = 0; // 'A' attach, 'S' stop
 	std::string session_name;
-	while ((c = getopt(argc, argv, "+x:c:o:vhA:S:")) != -1) {
+	while ((c = getopt(argc, argv, "+x:c:o:f:vhA:S:")) != -1) {
 		switch (c) {
 		case 'x': {
 			char *end;
@@ -48,6 +49,14 @@ int main(int argc, char **argv)
 			break;
 		case 'o':
 			o.output_file = optarg;
+			break;
+		case 'f':
+			if (std::strcmp(optarg, "json") == 0)
+				o.json = true;
+			else if (std::strcmp(optarg, "text") == 0)
+				o.json = false;
+			else
+				usage("-f takes text or json");
 			break;
 		case 'v':
 			o.verbose = true;
@@ -71,6 +80,7 @@ int main(int argc, char **argv)
 		stap_pmu::loader::SessionOptions so;
 		so.module_name = session_name;
 		so.output_file = o.output_file;
+		so.json = o.json;
 		so.verbose = o.verbose;
 		return session == 'A' ? stap_pmu::loader::attach_module(so)
 				      : stap_pmu::loader::stop_module(so);

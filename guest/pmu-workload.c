@@ -3,6 +3,18 @@
  *   pmu-workload getpid N   N raw getpid system calls, exactly N (syscall(SYS_getpid))
  *   pmu-workload read N     N one-byte read()s from /dev/zero
  *   pmu-workload spin MS    busy loop for MS milliseconds of CLOCK_MONOTONIC
+ *   pmu-workload phases SLEEP_MS SPIN_MS
+ *                           per-thread counting phases, each bracketed by raw getpid
+ *                           calls (guest.pmu_thread_task_clock):
+ *                           1. a child process starts spinning (getpid, spin
+ *                              SLEEP_MS + 300, getpid); once it runs: getpid,
+ *                              sleep SLEEP_MS, getpid, wait for the child;
+ *                           2. a thread: getpid, spin SPIN_MS, getpid; joined;
+ *                              getpid;
+ *                           3. spin SPIN_MS, getpid.
+ *                           So the process calls getpid 4 times, its thread 2
+ *                           and its child 2 (getpid 1-2: asleep while the child
+ *                           spins; 2-3: waiting; 3-4: busy).
  *
  * Prints nothing on success (so that script output stays exact). Usage errors:
  * a message and exit status 2; run-time errors: a message and exit status 1.
@@ -13,7 +25,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -21,7 +35,7 @@ static void usage(const char *msg)
 {
 	if (msg)
 		fprintf(stderr, "pmu-workload: %s\n", msg);
-	fprintf(stderr, "usage: pmu-workload getpid N | read N | spin MS\n");
+	fprintf(stderr, "usage: pmu-workload getpid N | read N | spin MS | phases SLEEP_MS SPIN_MS\n");
 	exit(2);
 }
 
@@ -87,8 +101,76 @@ static int do_spin(long long ms)
 	return 0;
 }
 
+static void *phases_thread(void *arg)
+{
+	syscall(SYS_getpid);
+	do_spin(*(long long *)arg);
+	syscall(SYS_getpid);
+	return NULL;
+}
+
+static int do_phases(long long sleep_ms, long long spin_ms)
+{
+	struct timespec ts = { sleep_ms / 1000, (sleep_ms % 1000) * 1000000L };
+	int p[2], st, err;
+	pthread_t th;
+	pid_t child;
+	char c = 0;
+
+	if (pipe(p) < 0) {
+		fprintf(stderr, "pmu-workload: pipe: %s\n", strerror(errno));
+		return 1;
+	}
+	child = fork();
+	if (child < 0) {
+		fprintf(stderr, "pmu-workload: fork: %s\n", strerror(errno));
+		return 1;
+	}
+	if (child == 0) {
+		syscall(SYS_getpid);
+		(void)!write(p[1], &c, 1);
+		do_spin(sleep_ms + 300);
+		syscall(SYS_getpid);
+		_exit(0);
+	}
+	close(p[1]);
+	if (read(p[0], &c, 1) != 1) {
+		fprintf(stderr, "pmu-workload: the child did not start\n");
+		return 1;
+	}
+	close(p[0]);
+	/* 1. asleep while the child spins */
+	syscall(SYS_getpid);
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+	syscall(SYS_getpid);
+	if (waitpid(child, &st, 0) != child || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		fprintf(stderr, "pmu-workload: the child failed\n");
+		return 1;
+	}
+	/* 2. a thread spins while this one waits */
+	err = pthread_create(&th, NULL, phases_thread, &spin_ms);
+	if (err) {
+		fprintf(stderr, "pmu-workload: pthread_create: %s\n", strerror(err));
+		return 1;
+	}
+	pthread_join(th, NULL);
+	syscall(SYS_getpid);
+	/* 3. busy */
+	do_spin(spin_ms);
+	syscall(SYS_getpid);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 4 && strcmp(argv[1], "phases") == 0) {
+		long long sleep_ms = parse_count(argv[2]), spin_ms = parse_count(argv[3]);
+
+		if (sleep_ms > 60000 || spin_ms > 60000)
+			usage("phases: at most 60000 ms each");
+		return do_phases(sleep_ms, spin_ms);
+	}
 	if (argc != 3)
 		usage(argc < 2 ? NULL : "expected exactly one argument after the mode");
 	long long n = parse_count(argv[2]);

@@ -28,11 +28,21 @@ size_t edit_distance(std::string_view a, std::string_view b)
 std::vector<std::string> nearest(std::string_view query,
 				 const std::vector<std::string> &candidates, size_t n)
 {
+	// No event name is this long: a longer query is not a misspelling, and
+	// the quadratic distance over thousands of names would take seconds.
+	constexpr size_t max_query = 96;
 	std::vector<std::pair<size_t, const std::string *>> scored;
+	if (query.size() > max_query)
+		return {};
 	scored.reserve(candidates.size());
+	size_t limit = std::max(query.size(), size_t{1});
 	for (const auto &c : candidates) {
+		// the distance is at least the difference of the lengths
+		size_t diff = c.size() > query.size() ? c.size() - query.size() : query.size() - c.size();
+		if (diff >= limit)
+			continue;
 		size_t d = edit_distance(query, c);
-		if (d < std::max(query.size(), size_t{1}))
+		if (d < limit)
 			scored.emplace_back(d, &c);
 	}
 	std::sort(scored.begin(), scored.end(), [](const auto &x, const auto &y) {

@@ -7,7 +7,9 @@
 #ifndef STP_BUILTINS_H
 #define STP_BUILTINS_H
 
+#include <linux/random.h>
 #include <linux/sched/clock.h>
+#include <linux/siphash.h>
 
 /* value of target(): module parameter _stp_target (see stp_module.h) */
 static int _stp_target;
@@ -45,24 +47,41 @@ static __maybe_unused const char *stp_errno_text(int err)
 	}
 }
 
+/*
+ * Appends to this hit's output (c->outbuf), which the handler writes as one
+ * record when the body returns (stp_output_flush). One call produces at most
+ * STP_MAXPRINTLEN - 1 bytes (longer output is truncated); when it does not
+ * fit behind the hit's earlier output, that output becomes a record first.
+ */
 static __printf(2, 3) __maybe_unused void stp_printf(struct stp_context *c,
 				      const char *fmt, ...)
 {
 	va_list ap;
+	size_t room;
 	int n;
 
 	/* a statement that raised an error prints nothing more */
 	if (unlikely(c->error))
 		return;
+	room = min_t(size_t, STP_MAXPRINTLEN, sizeof(c->outbuf) - c->outlen);
 	va_start(ap, fmt);
-	n = vsnprintf(c->printbuf, sizeof(c->printbuf), fmt, ap);
+	n = vsnprintf(c->outbuf + c->outlen, room, fmt, ap);
 	va_end(ap);
 	if (n <= 0)
 		return;
+	if (unlikely(n >= room) && room < STP_MAXPRINTLEN) {
+		stp_output_flush(c);
+		room = STP_MAXPRINTLEN;
+		va_start(ap, fmt);
+		n = vsnprintf(c->outbuf, room, fmt, ap);
+		va_end(ap);
+		if (n <= 0)
+			return;
+	}
 	/* longer than STP_MAXPRINTLEN: keep what vsnprintf wrote */
-	if (n >= sizeof(c->printbuf))
-		n = sizeof(c->printbuf) - 1;
-	stp_output_write(c->printbuf, n);
+	if (n >= room)
+		n = room - 1;
+	c->outlen += n;
 }
 
 /*
@@ -94,13 +113,15 @@ static __maybe_unused void stp_report_error(struct stp_context *c)
 	const char *probe = c->probe && c->probe->name ? c->probe->name : "?";
 	const char *loc = c->errloc ? c->errloc : "?";
 
-	atomic_inc(&stp_session.errors);
-	atomic_set(&stp_session.exit_code, 1);
 	int n;
 
+	atomic_inc(&stp_session.errors);
+	atomic_set(&stp_session.exit_code, 1);
+	/* the hit's output so far, then the message: two records */
+	stp_output_flush(c);
 	n = scnprintf(c->printbuf, sizeof(c->printbuf), "ERROR: %s near %s at %s\n",
 		      c->errmsg, probe, loc);
-	stp_output_write(c->printbuf, n);
+	stp_output_record(c->probe, STP_REC_ERROR, c->printbuf, n);
 	stp_request_exit();
 }
 
@@ -168,6 +189,27 @@ static inline s64 stp_cpu(void)
 static inline s64 stp_pid(void)
 {
 	return task_tgid_nr(current);
+}
+
+/*
+ * %p in printf: kernel addresses leave the kernel hashed (SipHash with a
+ * key drawn at module init, so one run prints one value per address and
+ * values can be compared), NULL stays 0; -g (STP_GURU) prints them raw.
+ */
+static siphash_key_t stp_ptr_key;
+
+static void stp_ptr_key_init(void)
+{
+	get_random_bytes(&stp_ptr_key, sizeof(stp_ptr_key));
+}
+
+static inline u64 stp_ptr_out(s64 v)
+{
+#ifdef STP_GURU
+	return v;
+#else
+	return v ? siphash_1u64((u64)v, &stp_ptr_key) : 0;
+#endif
 }
 
 static inline s64 stp_tid(void)

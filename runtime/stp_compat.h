@@ -27,6 +27,10 @@
 #include <linux/hardirq.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/pid.h>
+#include <linux/rcupdate.h>
 #include <linux/string.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -35,6 +39,7 @@
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
 #include <linux/kprobes.h>
+#include <linux/tracepoint.h>
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
 #include <linux/timekeeping.h>
@@ -43,6 +48,7 @@
 #include <linux/perf_event.h>
 #include <linux/cpuhotplug.h>
 #include <linux/cpu.h>
+#include <linux/timex.h>
 #ifdef CONFIG_ARM64
 #include <linux/perf/arm_pmu.h>
 #include <asm/sysreg.h>
@@ -102,6 +108,19 @@ static inline void stp_hrtimer_setup(struct hrtimer *t,
 #endif
 
 /*
+ * The perf event context of task t that holds events of PMU pmu, read
+ * under RCU: one context per task since 6.2 (perf_event_ctxp), one per
+ * context type before (perf_event_ctxp[pmu->task_ctx_nr]: hardware or
+ * software). Its event_list is RCU-safe in both.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#define stp_task_perf_ctx(t, pmu) rcu_dereference((t)->perf_event_ctxp)
+#else
+#define stp_task_perf_ctx(t, pmu) \
+	rcu_dereference((t)->perf_event_ctxp[(pmu)->task_ctx_nr])
+#endif
+
+/*
  * arm64 PMU counter width flags of struct hw_perf_event.flags
  * (include/linux/perf/arm_pmu.h): ARMPMU_EVT_64BIT since 4.x,
  * ARMPMU_EVT_47BIT since 5.18 (Apple M1), 63-bit PMUv3p5 handling in the
@@ -114,5 +133,68 @@ static inline void stp_hrtimer_setup(struct hrtimer *t,
 #define STP_ARMPMU_EVT_47BIT 0
 #endif
 #endif
+
+/*
+ * arm64: a kernel return address without its pointer authentication code
+ * (stp_backtrace.h): ptrauth_strip_kernel_insn_pac() since 6.4,
+ * ptrauth_strip_insn_pac() before.
+ */
+#ifdef CONFIG_ARM64
+#include <asm/pointer_auth.h>
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+#define stp_strip_pac(lr) ptrauth_strip_kernel_insn_pac(lr)
+#else
+#define stp_strip_pac(lr) ptrauth_strip_insn_pac(lr)
+#endif
+#endif
+
+/*
+ * The return address that a kretprobe (or another rethook user) of the
+ * current task saved when it replaced the link register of the call whose
+ * caller's frame pointer is fp (arm64 saves x30 and x29 at the function's
+ * entry), or 0: current->rethooks where kretprobes use rethook,
+ * current->kretprobe_instances since 5.11 (a global hash before: 0). Reads
+ * a list only this task changes; at most 64 entries.
+ */
+static inline unsigned long stp_kretprobe_saved_ret(unsigned long fp)
+{
+#if defined(CONFIG_KRETPROBE_ON_RETHOOK)
+	struct llist_node *n = READ_ONCE(current->rethooks.first);
+	const struct rethook_node *rh;
+	int i;
+
+	for (i = 0; n && i < 64; i++, n = READ_ONCE(n->next)) {
+		rh = container_of(n, struct rethook_node, llist);
+		if (rh->frame == fp)
+			return rh->ret_addr;
+	}
+#elif defined(CONFIG_KRETPROBES) && LINUX_VERSION_CODE >= KERNEL_VERSION(5, 11, 0)
+	struct llist_node *n = READ_ONCE(current->kretprobe_instances.first);
+	const struct kretprobe_instance *ri;
+	int i;
+
+	for (i = 0; n && i < 64; i++, n = READ_ONCE(n->next)) {
+		ri = container_of(n, struct kretprobe_instance, llist);
+		if ((unsigned long)ri->fp == fp)
+			return (unsigned long)ri->ret_addr;
+	}
+#endif
+	return 0;
+}
+
+/*
+ * Ticks per second of get_cycles(): the TSC's rate on x86 (tsc_khz), the
+ * generic timer's on arm64 (CNTFRQ_EL0); 0 when unknown.
+ */
+static inline u64 stp_cycles_per_sec(void)
+{
+#if defined(CONFIG_X86)
+	return boot_cpu_has(X86_FEATURE_TSC) ? (u64)tsc_khz * 1000 : 0;
+#elif defined(CONFIG_ARM64)
+	return arch_timer_get_cntfrq();
+#else
+	return 0;
+#endif
+}
 
 #endif /* STP_COMPAT_H */

@@ -38,6 +38,7 @@ enum stp_probe_kind {
 	STP_PROBE_TIMER,
 	STP_PROBE_ERROR,		/* run instead of end after script errors */
 	STP_PROBE_PERF,			/* overflow of a sampling counter (stp_pmu.h) */
+	STP_PROBE_TRACEPOINT,		/* a kernel tracepoint (stp_tracepoint.h) */
 };
 
 struct stp_context;
@@ -63,6 +64,7 @@ struct stp_probe {
 	const char *symbol;		/* KPROBE, KRETPROBE */
 	unsigned int offset;		/* KPROBE: bytes into symbol (0: entry) */
 	u64 period_ns;			/* TIMER */
+	u64 randomize_ns;		/* TIMER: each period +- up to this */
 	const char *name;		/* probe point as written, for messages */
 	const char *loc;		/* file:line:col of the probe */
 	void (*body)(struct stp_context *c);
@@ -71,14 +73,24 @@ struct stp_probe {
 	int event;			/* PERF: index of its sampling event */
 	u64 sample_period;		/* PERF: events per sample, or */
 	u64 sample_freq;		/* PERF: samples per second */
-	const struct stp_tvar *tvars;	/* KPROBE, KRETPROBE: target variables */
+	const struct stp_tvar *tvars;	/* KPROBE, KRETPROBE, TRACEPOINT: target variables */
 	unsigned int ntvars;
+	const char *tp_name;		/* TRACEPOINT: its name ("sched_switch") */
+	void *tp_func;			/* TRACEPOINT: the generated probe function */
+	unsigned int tp_nargs;		/* TRACEPOINT: arguments */
+	const char *tp_argnames;	/* TRACEPOINT: their names, NUL separated */
+	const struct stp_tvar *parms;	/* KPROBE with DWARF: $$parms registers */
+	unsigned int nparms;
+	const char *parm_names;		/* their names, NUL separated */
+	u64 parm_ptrmask;		/* $$parms: bit i, argument i is a pointer
+					   (printed hashed unless -g) */
 
 	/* runtime-private */
 	union {
 		struct kprobe kp;
 		struct kretprobe rp;
 		struct hrtimer timer;
+		struct tracepoint *tp;
 	} u;
 	bool registered;
 };
@@ -89,14 +101,19 @@ struct stp_context {
 	const struct stp_probe *probe;
 	const char *loc;		/* updated by generated code */
 	struct pt_regs *regs;		/* NULL for begin, end */
-	const u64 *entry;		/* kretprobe: values saved at entry */
+	const u64 *entry;		/* kretprobe: values saved at entry;
+					 * tracepoint: its arguments */
 	int error;			/* non-zero after stp_error() */
 	int nesting;			/* script function call depth */
 	long actions;			/* statements run (MAXACTION) */
 	const char *errloc;		/* c->loc when the error was raised */
 	char errmsg[STP_MAXSTRINGLEN];	/* message of the pending error */
 	char execname[TASK_COMM_LEN];	/* stp_execname() */
-	char printbuf[STP_MAXPRINTLEN];	/* stp_printf() scratch */
+	char printbuf[STP_MAXPRINTLEN];	/* error message scratch */
+	u32 outlen;			/* bytes in outbuf */
+	char outbuf[STP_PRINT_BUFSIZE];	/* this hit's output: one record */
+	u64 ovl_base;			/* overload: start of the interval */
+	u64 ovl_sum;			/* ns in handlers since ovl_base */
 	s64 dummy_long;			/* target of a store into a full array */
 	char dummy_str[STP_MAXSTRINGLEN];
 	struct stp_stat agg;		/* a per-CPU statistic merged for reading */

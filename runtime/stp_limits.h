@@ -53,14 +53,48 @@
 #define STP_MAXNESTING 10
 #endif
 
-/* bytes of the output ring buffer */
+/* bytes of each CPU's output buffer (stp_output.h; at least 4096) */
 #ifndef STP_BUFSIZE
 #define STP_BUFSIZE (256 * 1024)
+#endif
+
+/* bytes of each CPU's second buffer, for a writer (an NMI) that interrupts
+ * a write on its CPU */
+#ifndef STP_NESTED_BUFSIZE
+#define STP_NESTED_BUFSIZE (STP_BUFSIZE / 4)
 #endif
 
 /* bytes one printf can produce (longer output is truncated) */
 #ifndef STP_MAXPRINTLEN
 #define STP_MAXPRINTLEN 2048
+#endif
+
+/* bytes of a probe hit's output collected before it becomes one record
+ * (more output makes more records); at least STP_MAXPRINTLEN */
+#ifndef STP_PRINT_BUFSIZE
+#if STP_MAXPRINTLEN > 8192
+#define STP_PRINT_BUFSIZE STP_MAXPRINTLEN
+#else
+#define STP_PRINT_BUFSIZE 8192
+#endif
+#endif
+
+/*
+ * Overload: a CPU that spent more than STP_OVERLOAD_THRESHOLD ns in probe
+ * handlers during an interval of at least STP_OVERLOAD_INTERVAL ns stops the
+ * script ("probe overhead exceeded threshold"). SystemTap's names and
+ * defaults (50 %), in nanoseconds instead of cycles (stp_probes.h measures
+ * get_cycles() ticks and converts the limits at load).
+ * -D STP_NO_OVERLOAD (or SystemTap's STAP_NO_OVERLOAD) turns it off.
+ */
+#ifndef STP_OVERLOAD_INTERVAL
+#define STP_OVERLOAD_INTERVAL 1000000000ULL
+#endif
+#ifndef STP_OVERLOAD_THRESHOLD
+#define STP_OVERLOAD_THRESHOLD 500000000ULL
+#endif
+#if defined(STAP_NO_OVERLOAD) && !defined(STP_NO_OVERLOAD)
+#define STP_NO_OVERLOAD 1
 #endif
 
 /* entries of an array declared without a size */

@@ -77,6 +77,8 @@ static int __init stp_module_init(void)
 {
 	int rc;
 
+	stp_ptr_key_init();
+	stp_overload_init();
 	rc = stp_output_alloc();
 	if (rc)
 		return rc;

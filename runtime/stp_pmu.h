@@ -126,6 +126,19 @@ struct stp_pmu_tables {
 
 static struct stp_pmu_tables stp_pmu_tab;
 
+/*
+ * @pmu_thread events (STP_PMU_THREAD_EVENTS: a flag per event) get per-task
+ * counters from stp_pmu_thread.h instead of per-CPU ones.
+ */
+#ifdef STP_PMU_THREAD_EVENTS
+static const u8 stp_pmu_thread_event[STP_NEVENTS] = STP_PMU_THREAD_EVENTS;
+#define stp_pmu_is_thread(i) (stp_pmu_thread_event[i])
+#else
+#define stp_pmu_is_thread(i) 0
+#endif
+static int stp_pmu_thread_init(void);
+static void stp_pmu_thread_release(void);
+
 /* row r's name, decoded into buf (STP_PMU_NAME_LEN bytes) */
 static const char *stp_pmu_row_name(int r, char *buf)
 {
@@ -542,6 +555,7 @@ static void stp_pmu_release(void)
 {
 	int cpu, n = 0;
 
+	stp_pmu_thread_release();
 	if (!stp_pmu_cpus)
 		return;
 	/* no online/offline callback runs after this */
@@ -581,6 +595,8 @@ static int stp_pmu_create_cpu(int cpu, int row)
 
 	pc->row = row;
 	for (i = 0; i < STP_NEVENTS; i++) {
+		if (stp_pmu_is_thread(i))
+			continue;	/* a per-task counter */
 		stp_pmu_fill_attr(row, i, &attr);
 		/* pinned: a counter that cannot be scheduled is an error */
 		attr.pinned = 1;
@@ -750,7 +766,11 @@ static int stp_pmu_init(struct stp_probe *probes, unsigned int nprobes)
 	stp_pmu_hp_state = rc;
 	cpus_read_unlock();
 	kfree(ids);
-	return 0;
+	/* @pmu_thread counters: after the rows, without the hotplug lock */
+	rc = stp_pmu_thread_init();
+	if (rc)
+		stp_pmu_release();
+	return rc;
 
 err_release:
 	stp_pmu_release();

@@ -10,10 +10,13 @@
  * NMI: perf overflow handlers of hardware events (and a kprobe hit in NMI
  * context) go through the same path: the busy context catches re-entry on
  * this CPU, the global lock is tried once (a failure skips the hit and
- * counts it), output try-locks once and counts what it drops.
+ * counts it), output goes to per-CPU rings without locks (stp_output.h).
  */
 #ifndef STP_PROBES_H
 #define STP_PROBES_H
+
+#include <linux/math64.h>
+#include <linux/random.h>
 
 /* arrays handed to unregister_k(ret)probes(), allocated at registration */
 static struct kprobe **stp_kprobe_ptrs;
@@ -45,15 +48,93 @@ static bool stp_lock_global(void)
 	return false;
 }
 
+#ifndef STP_NO_OVERLOAD
+/*
+ * SystemTap's overload check, per CPU, in get_cycles() ticks (cheap: rdtsc,
+ * CNTVCT_EL0), with the limits given in ns and converted at load: the time
+ * of every body (from after the global lock to the end of its output) adds
+ * up in c->ovl_sum; the first hit that ends STP_OVERLOAD_INTERVAL or more
+ * after the interval began checks the sum against STP_OVERLOAD_THRESHOLD,
+ * then starts a new interval. Only probes of the running session count
+ * (begin, end and error probes run once). Without a known cycle rate the
+ * ticks are local_clock() ns.
+ */
+static u64 stp_ovl_hz;			/* get_cycles() ticks per second, 0: ns */
+static u64 stp_ovl_interval = STP_OVERLOAD_INTERVAL;	/* in ticks */
+static u64 stp_ovl_threshold = STP_OVERLOAD_THRESHOLD;
+
+static u64 stp_ns_to_ticks(u64 ns, u64 hz)
+{
+	return div_u64(ns, NSEC_PER_SEC) * hz +
+	       div64_u64((ns % NSEC_PER_SEC) * hz, NSEC_PER_SEC);
+}
+
+static u64 stp_ticks_to_ns(u64 t)
+{
+	if (!stp_ovl_hz)
+		return t;
+	return div64_u64(t, stp_ovl_hz) * NSEC_PER_SEC +
+	       div64_u64((t % stp_ovl_hz) * NSEC_PER_SEC, stp_ovl_hz);
+}
+
+/* at load, before any probe runs */
+static void stp_overload_init(void)
+{
+	u64 hz = stp_cycles_per_sec();
+
+	if (!hz || hz > 16ULL * NSEC_PER_SEC)	/* keeps the conversions in 64 bits */
+		return;
+	stp_ovl_hz = hz;
+	stp_ovl_interval = stp_ns_to_ticks(STP_OVERLOAD_INTERVAL, hz);
+	stp_ovl_threshold = stp_ns_to_ticks(STP_OVERLOAD_THRESHOLD, hz);
+}
+
+static inline u64 stp_overload_now(void)
+{
+	return likely(stp_ovl_hz) ? (u64)get_cycles() : local_clock();
+}
+
+static void stp_overload_check(struct stp_context *c, const struct stp_probe *p,
+			       u64 start)
+{
+	u64 now = stp_overload_now();
+	u64 interval = now - c->ovl_base;
+	int n;
+
+	c->ovl_sum += now - start;
+	if (interval < stp_ovl_interval)
+		return;
+	if (unlikely(c->ovl_sum > stp_ovl_threshold)) {
+		atomic_inc(&stp_session.errors);
+		atomic_set(&stp_session.exit_code, 1);
+		n = scnprintf(c->printbuf, sizeof(c->printbuf),
+			      "ERROR: probe overhead exceeded threshold: %llu ns in probes during %llu ns on cpu%d (limit %llu ns per %llu ns; -D STP_OVERLOAD_THRESHOLD=NS, STP_OVERLOAD_INTERVAL=NS, STP_NO_OVERLOAD) near %s at %s\n",
+			      stp_ticks_to_ns(c->ovl_sum), stp_ticks_to_ns(interval),
+			      smp_processor_id(), (u64)STP_OVERLOAD_THRESHOLD,
+			      (u64)STP_OVERLOAD_INTERVAL, p->name, p->loc);
+		stp_output_record(p, STP_REC_ERROR, c->printbuf, n);
+		stp_request_exit();
+	}
+	c->ovl_base = now;
+	c->ovl_sum = 0;
+}
+#else
+static inline void stp_overload_init(void) { }
+#endif
+
 /*
  * runs p->body on this CPU if the session is in state run_state; entry:
- * the values a kretprobe saved at function entry (NULL otherwise)
+ * the values a kretprobe saved at function entry, or a tracepoint's
+ * arguments (NULL otherwise). The
+ * body's prints become one output record (or more when they exceed
+ * STP_PRINT_BUFSIZE), written before the global lock is released.
  */
 static void stp_run_probe_data(const struct stp_probe *p, struct pt_regs *regs,
 			       int run_state, const u64 *entry)
 {
 	struct stp_context *c;
 	unsigned long flags;
+	u64 start __maybe_unused = 0;
 
 	local_irq_save(flags);
 	if (stp_state() != run_state)
@@ -74,9 +155,19 @@ static void stp_run_probe_data(const struct stp_probe *p, struct pt_regs *regs,
 	c->error = 0;
 	c->nesting = 0;
 	c->actions = 0;
+	c->outlen = 0;
+#ifndef STP_NO_OVERLOAD
+	if (run_state == STP_STATE_RUNNING)
+		start = stp_overload_now();
+#endif
 	p->body(c);
 	if (unlikely(c->error))
 		stp_report_error(c);
+	stp_output_flush(c);
+#ifndef STP_NO_OVERLOAD
+	if (run_state == STP_STATE_RUNNING)
+		stp_overload_check(c, p, start);
+#endif
 	c->probe = NULL;
 	c->regs = NULL;
 	c->entry = NULL;
@@ -128,6 +219,19 @@ static int stp_kretprobe_entry(struct kretprobe_instance *ri,
 	return 0;
 }
 
+/* the next period of a timer: period_ns, +- up to randomize_ns */
+static u64 stp_timer_period(const struct stp_probe *p)
+{
+	u64 span;
+
+	if (!p->randomize_ns)
+		return p->period_ns;
+	span = 2 * p->randomize_ns + 1;
+	/* a uniform value in [0, span) without division */
+	return p->period_ns - p->randomize_ns +
+	       mul_u64_u32_shr(span, get_random_u32(), 32);
+}
+
 static enum hrtimer_restart stp_timer_handler(struct hrtimer *t)
 {
 	struct stp_probe *p = container_of(t, struct stp_probe, u.timer);
@@ -135,7 +239,7 @@ static enum hrtimer_restart stp_timer_handler(struct hrtimer *t)
 	stp_run_probe(p, NULL, STP_STATE_RUNNING);
 	if (stp_state() >= STP_STATE_EXIT_REQUESTED)
 		return HRTIMER_NORESTART;
-	hrtimer_forward_now(t, ns_to_ktime(p->period_ns));
+	hrtimer_forward_now(t, ns_to_ktime(stp_timer_period(p)));
 	return HRTIMER_RESTART;
 }
 
@@ -175,12 +279,13 @@ static u64 stp_probes_nmissed(void)
 	return n;
 }
 
-/* unregisters every registered kprobe and kretprobe; sleeps */
+/* unregisters every registered tracepoint, kprobe and kretprobe; sleeps */
 static void stp_probes_unregister(void)
 {
 	struct stp_probe *p;
 	unsigned int i, nk = 0, nr = 0;
 
+	stp_tracepoints_unregister(stp_session.probes, stp_session.nprobes);
 	if (!stp_kprobe_ptrs || !stp_kretprobe_ptrs)
 		return;
 	for (i = 0; i < stp_session.nprobes; i++) {
@@ -234,6 +339,11 @@ static int stp_probe_check(const struct stp_probe *p)
 			return 0;
 		stp_err("probe %s (%s) has no sampling event\n", p->name, p->loc);
 		return -EINVAL;
+	case STP_PROBE_TRACEPOINT:
+		if (p->tp_name && p->tp_func)
+			return 0;
+		stp_err("probe %s (%s) has no tracepoint\n", p->name, p->loc);
+		return -EINVAL;
 	case STP_PROBE_TIMER:
 		if (p->period_ns >= STP_MINTIMER_NS)
 			return 0;
@@ -281,9 +391,9 @@ static int stp_probe_register_one(struct stp_probe *p)
 }
 
 /*
- * Checks the probe table and registers its kprobes and kretprobes. On
- * failure nothing stays registered. Handlers return at once until the
- * state is RUNNING. Sleeps.
+ * Checks the probe table and registers its kprobes, kretprobes and
+ * tracepoints. On failure nothing stays registered. Handlers return at
+ * once until the state is RUNNING. Sleeps.
  */
 static int stp_probes_register(struct stp_probe *probes, unsigned int n)
 {
@@ -316,6 +426,9 @@ static int stp_probes_register(struct stp_probe *probes, unsigned int n)
 		if (rc)
 			goto err_unregister;
 	}
+	rc = stp_tracepoints_register(probes, n);
+	if (rc)
+		goto err_unregister;
 	return 0;
 
 err_unregister:
@@ -339,7 +452,7 @@ static void stp_timers_start(void)
 			continue;
 		stp_hrtimer_setup(&p->u.timer, stp_timer_handler,
 				  CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-		hrtimer_start(&p->u.timer, ns_to_ktime(p->period_ns),
+		hrtimer_start(&p->u.timer, ns_to_ktime(stp_timer_period(p)),
 			      HRTIMER_MODE_REL_HARD);
 		p->registered = true;
 	}

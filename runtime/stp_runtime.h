@@ -19,7 +19,10 @@
 #include "stp_string.h"
 #include "stp_map.h"
 #include "stp_pmu.h"
+#include "stp_pmu_thread.h"
 #include "stp_tvar.h"
+#include "stp_tracepoint.h"
+#include "stp_backtrace.h"
 #include "stp_probes.h"
 
 #endif /* STP_RUNTIME_H */

@@ -12,17 +12,23 @@
  * kretprobes: argument-based variables are evaluated in the entry handler
  * and saved in the instance's data (ri->data); @entry(...) saves the whole
  * value at entry, a plain $p->f saves $p and reads ->f at return.
+ *
+ * tracepoints: the generated probe function passes the tracepoint's
+ * arguments as an array of u64 (c->entry); STP_TVAR_TPARG indexes it.
+ *
+ * @cast(p, "type")->m: the same member steps from a run-time address, with
+ * a static struct stp_tvar per @cast expression (stp_cast_get()).
  */
 #ifndef STP_TVAR_H
 #define STP_TVAR_H
 
 #define STP_TVAR_MAXDEREF 8
 
-enum stp_tvar_base { STP_TVAR_ARG, STP_TVAR_RETURN };
+enum stp_tvar_base { STP_TVAR_ARG, STP_TVAR_RETURN, STP_TVAR_TPARG };
 
 struct stp_tvar {
 	unsigned char base;		/* enum stp_tvar_base */
-	unsigned char arg;		/* STP_TVAR_ARG: argument index */
+	unsigned char arg;		/* STP_TVAR_ARG, STP_TVAR_TPARG: argument index */
 	unsigned char size;		/* bytes of the value: 1, 2, 4, 8 */
 	unsigned char is_signed;
 	unsigned char nderef;		/* member steps */
@@ -97,12 +103,21 @@ static __maybe_unused s64 stp_tvar_get(struct stp_context *c, unsigned int k)
 	unsigned long bad = 0;
 	u64 v;
 
-	if (!p || k >= p->ntvars || !c->regs) {
+	if (!p || k >= p->ntvars) {
 		stp_error(c, "target variable not available here");
 		return 0;
 	}
 	t = &p->tvars[k];
-	if (p->kind == STP_PROBE_KRETPROBE && t->base == STP_TVAR_ARG) {
+	if (t->base == STP_TVAR_TPARG) {
+		if (!c->entry || t->arg >= p->tp_nargs) {
+			stp_error(c, "tracepoint argument not available here");
+			return 0;
+		}
+		v = c->entry[t->arg];
+	} else if (!c->regs) {
+		stp_error(c, "target variable not available here");
+		return 0;
+	} else if (p->kind == STP_PROBE_KRETPROBE && t->base == STP_TVAR_ARG) {
 		/* saved by the entry handler: values, then a fault mask */
 		if (!c->entry) {
 			stp_error(c, "entry value not saved");
@@ -125,6 +140,66 @@ static __maybe_unused s64 stp_tvar_get(struct stp_context *c, unsigned int k)
 		return 0;
 	}
 	return stp_tvar_extend(v, t->size, t->is_signed);
+}
+
+/*
+ * @cast(p, "type")->member...: t's member steps applied to the address p
+ * (t->base and t->arg unused); a bad pointer is a script error.
+ */
+static __maybe_unused s64 stp_cast_get(struct stp_context *c, s64 p,
+				       const struct stp_tvar *t)
+{
+	unsigned long bad = 0;
+	u64 v = (u64)p;
+
+	if (!stp_tvar_walk(t, &v, &bad)) {
+		stp_tvar_fault(c, bad);
+		return 0;
+	}
+	return stp_tvar_extend(v, t->size, t->is_signed);
+}
+
+/*
+ * $$parms: "name=0x... name=0x..." into dst. A tracepoint's arguments are
+ * the context's entry values; a DWARF function's are its argument
+ * registers at entry (p->parms; size 0: not in a register, "name=?").
+ * Pointers (p->parm_ptrmask) print hashed unless -g.
+ */
+static __maybe_unused const char *stp_parms(struct stp_context *c, char *dst)
+{
+	const struct stp_probe *p = c->probe;
+	bool tp = p && p->kind == STP_PROBE_TRACEPOINT;
+	unsigned int i, nargs;
+	const char *name;
+	int n = 0;
+
+	dst[0] = '\0';
+	if (!p || (tp ? !p->tp_argnames || (p->tp_nargs && !c->entry) : !c->regs)) {
+		stp_error(c, "$$parms not available here");
+		return dst;
+	}
+	name = tp ? p->tp_argnames : p->parm_names; /* NULL: no parameters */
+	nargs = tp ? p->tp_nargs : p->nparms;
+	for (i = 0; i < nargs; i++) {
+		const struct stp_tvar *t = tp ? NULL : &p->parms[i];
+		u64 v;
+
+		if (t && !t->size) {
+			n += scnprintf(dst + n, STP_MAXSTRINGLEN - n, "%s%s=?",
+				       i ? " " : "", name);
+			name += strlen(name) + 1;
+			continue;
+		}
+		v = t ? stp_tvar_extend(regs_get_kernel_argument(c->regs, t->arg),
+					t->size, t->is_signed)
+		      : c->entry[i];
+		if (i < 64 && (p->parm_ptrmask & (1ULL << i)))
+			v = stp_ptr_out(v);
+		n += scnprintf(dst + n, STP_MAXSTRINGLEN - n, "%s%s=0x%llx",
+			       i ? " " : "", name, v);
+		name += strlen(name) + 1;
+	}
+	return dst;
 }
 
 /* kretprobe entry: saves argument-based variables in data */

@@ -8,20 +8,24 @@
 #   expect_stdout='...'   exact standard output (optional)
 #   expect_stdout_re=()   extended regexps, each must match a whole stdout line
 #   expect_stderr_re=()   the same for standard error
+#   expect_stdout_seq=()  extended regexps that must match consecutive stdout
+#                         lines, in this order (e.g. one stack of frames)
 #   reject_stdout_re=()   regexps no stdout line may match
 #   reject_stderr_re=()   regexps no stderr line may match
 # Guest tests never skip: a missing QEMU or kernel is a failure.
 set -u
 case_file=$1 stap_pmu=$2 src=$3 vm=${4:-}
 args=() expect_rc=0 expect_stdout= expect_stdout_re=() expect_stderr_re=() reject_stdout_re=() reject_stderr_re=()
+expect_stdout_seq=()
 unset expect_stdout
 # shellcheck disable=SC1090
 source "$case_file"
 
-out=$(mktemp) err=$(mktemp)
-trap 'rm -f "$out" "$err"' EXIT
+out=$(mktemp) err=$(mktemp) tmp=$(mktemp -d)
+trap 'rm -rf "$out" "$err" "$tmp"' EXIT
 cd "$src" || exit 1
-"$stap_pmu" $vm "${args[@]}" >"$out" 2>"$err"
+# TMPDIR: what stap-pmu leaves behind (a failed build's C and make log) goes too
+TMPDIR=$tmp "$stap_pmu" $vm "${args[@]}" >"$out" 2>"$err"
 rc=$?
 fail=0
 say() { echo "FAIL: $*"; fail=1; }
@@ -40,6 +44,18 @@ done
 for re in "${expect_stderr_re[@]}"; do
 	grep -Eqx -- "$re" "$err" || say "no stderr line matches: $re"
 done
+if ((${#expect_stdout_seq[@]})); then
+	mapfile -t lines <"$out"
+	nseq=${#expect_stdout_seq[@]} found=0
+	for ((i = 0; !found && i + nseq <= ${#lines[@]}; i++)); do
+		for ((j = 0; j < nseq; j++)); do
+			[[ ${lines[i + j]} =~ ^(${expect_stdout_seq[j]})$ ]] || break
+		done
+		((j == nseq)) && found=1
+	done
+	((found)) || { say "no consecutive stdout lines match, in order:"
+		printf '    %s\n' "${expect_stdout_seq[@]}"; }
+fi
 for re in "${reject_stdout_re[@]}"; do
 	grep -Eq -- "$re" "$out" && say "stdout has a line matching: $re"
 done

@@ -43,6 +43,8 @@ ExprPtr clone_expr(const Expr &e)
 	c->number = e.number;
 	c->text = e.text;
 	c->prefix = e.prefix;
+	c->members = e.members;
+	c->member_locs = e.member_locs;
 	for (const ExprPtr &a : e.args)
 		c->args.push_back(a ? clone_expr(*a) : nullptr);
 	return c;

@@ -27,7 +27,7 @@ enum class ExprKind {
 	Assign,  // args[0] op args[1]: = += -= *= /= %= .= <<<
 	IncDec,  // op "++"/"--", prefix flag, args[0]
 	Call,    // name(args): builtins and functions
-	AtCall,  // @name(args): @pmu("EV"), @count(x), @hist_log(x) ...
+	AtCall,  // @name(args): @pmu("EV"), @count(x), @hist_log(x), @cast(p, "T")->m ...
 	Index,   // text[args...]: array element
 	In,      // [args...] in text  (a single key may be written without [ ])
 	EmbeddedC, // %{ text %} used as an expression (guru mode)
@@ -40,6 +40,9 @@ struct Expr {
 	std::string text; // string value, variable or function name, operator
 	bool prefix = false;
 	std::vector<ExprPtr> args;
+	// AtCall "cast": @cast(p, "type"[, "module"])->members[0]->members[1]...
+	std::vector<std::string> members;
+	std::vector<SourceLoc> member_locs; // each member name's location
 
 	Expr(ExprKind k, SourceLoc l) : kind(k), loc(l) {}
 };
@@ -134,6 +137,7 @@ struct Function {
 	std::vector<Param> params;
 	StmtPtr body;             // null for embedded-C functions
 	std::string embedded;     // %{ %} body (guru mode)
+	SourceLoc embedded_loc;   // its '%{'
 	bool is_private = false;
 	bool from_tapset = false;
 };
@@ -143,6 +147,7 @@ struct Script {
 	std::vector<Probe> probes;
 	std::vector<Function> functions;
 	std::vector<std::string> embedded; // top-level %{ %} blocks
+	std::vector<SourceLoc> embedded_locs; // their '%{', same order
 	// order of top-level items as written, for printing: 'g', 'p', 'f', 'e'
 	std::vector<std::pair<char, size_t>> order;
 };

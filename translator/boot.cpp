@@ -2,6 +2,7 @@
 #include "translator/boot.h"
 
 #include "translator/kernel.h"
+#include "translator/paths.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -40,11 +41,9 @@ bool append_to_initramfs(const std::string &image, const std::string &ko, const 
 		*err = "initramfs image " + image + ": " + (errno ? strerror(errno) : "not a file");
 		return false;
 	}
-	std::string tmpl = (fs::temp_directory_path() / "stap-pmu-initramfs.XXXXXX").string();
-	if (!mkdtemp(tmpl.data())) {
-		*err = std::string("cannot create a temporary directory: ") + strerror(errno);
+	std::string tmpl = make_temp_dir("stap-pmu-initramfs.", *err);
+	if (tmpl.empty())
 		return false;
-	}
 	std::string root = tmpl + "/root", dir = root + "/" + kBootDir;
 	std::error_code ec;
 	fs::create_directories(dir, ec);

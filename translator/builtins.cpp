@@ -52,6 +52,18 @@ const std::vector<Builtin> &all_builtins()
 		{"register", T::Long, {T::String}, "stp_register(c, $1)",
 		 "register(\"rax\"): a register of the probed context", 0, true},
 		{"tolower", T::String, {T::String}, "stp_tolower($t, $1)", "s in lower case"},
+		{"user_mode", T::Long, {}, "stp_user_mode(c)",
+		 "1 when the probe interrupted user space"},
+		{"backtrace", T::String, {}, "stp_backtrace(c, $t)",
+		 "hex addresses of the probed context's kernel stack (print_stack() prints them)"},
+		{"print_backtrace", T::Void, {}, "stp_print_backtrace(c)",
+		 "print the probed context's kernel stack, one symbolized frame per line"},
+		{"sprint_backtrace", T::String, {}, "stp_sprint_backtrace(c, $t)",
+		 "the probed context's kernel stack, one \"func+0x12 [module]\" line per frame"},
+		{"print_stack", T::Void, {T::String}, "stp_print_stack(c, $1)",
+		 "print a backtrace() string symbolized, one frame per line", 0, true},
+		{"sprint_stack", T::String, {T::String}, "stp_sprint_stack(c, $t, $1)",
+		 "a backtrace() string symbolized, one frame per line", 0, true},
 	};
 	return table;
 }

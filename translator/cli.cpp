@@ -26,13 +26,19 @@ int parse_command_line(int argc, char **argv, Cli &cli)
 		->group("Script and run");
 	app.add_option("-o", cli.output, "Write script output to FILE")->option_text("FILE")
 		->group("Script and run");
+	app.add_option("--output-format", cli.output_format,
+		       "text (default) or json: one JSON object per output record (probe, cpu, "
+		       "timestamp_ns, seq, type, text)")
+		->option_text("FORMAT")
+		->check(CLI::IsMember({"text", "json"}))
+		->group("Script and run");
 	app.add_flag("-v", cli.verbose, "Verbose: print each pass and its time")
 		->group("Script and run");
 	app.add_flag("-k", cli.keep, "Keep the temporary directory")
 		->group("Script and run");
 
 	/* Language */
-	app.add_option("-D", cli.defines, "Define NAME[=VALUE] for the module (limits)")
+	app.add_option("-D", cli.defines, "Define NAME[=VALUE] for the module (limits) and replace the script's @define NAME")
 		->option_text("NAME=VALUE")
 		->allow_extra_args(false)
 		->group("Language");

@@ -13,6 +13,7 @@ struct Cli {
 	std::string command;
 	int target_pid = 0;
 	std::string output;
+	std::string output_format = "text";    // --output-format text|json
 	int verbose = 0;
 	std::string release;
 	std::string module_name;

@@ -16,6 +16,9 @@ std::string c_string(const std::string &s)
 		case '\t': out += "\\t"; break;
 		case '\r': out += "\\r"; break;
 		case '?': out += "\\?"; break;
+		case '*': // never "/*": the C's marker comments are looked for (cmap.h)
+			out += !out.empty() && out.back() == '/' ? "\\052" : "*";
+			break;
 		default:
 			if (ch < 0x20 || ch >= 0x7f) {
 				char buf[8];
@@ -46,6 +49,8 @@ std::string Emitter::run()
 	locals_union();
 	frames_union();
 	os_ << "#include \"stp_runtime.h\"\n\n";
+	if (in_.guru)
+		guru_prelude();
 	if (!sema_.events.empty())
 		os_ << "/* PMU candidate rows: one per target CPU model */\n"
 		    << in_.pmu_tables_c << "\n";
@@ -73,14 +78,30 @@ void Emitter::header()
 	    << "#define STP_VERSION " << c_string(in_.version) << "\n"
 	    << "#define STP_NEVENTS " << sema_.events.size() << "\n"
 	    << "#define STP_HIST_MAX " << hist_max << "\n";
+	// which events are @pmu_thread counters (runtime/stp_pmu_thread.h)
+	std::string thread_flags;
+	bool any_thread = false;
+	for (const EventUse &ev : sema_.events) {
+		thread_flags += std::string(thread_flags.empty() ? "" : ", ") + (ev.per_thread ? "1" : "0");
+		any_thread |= ev.per_thread;
+	}
+	if (any_thread)
+		os_ << "#define STP_PMU_THREAD_EVENTS { " << thread_flags << " }\n";
 	if (!sema_.functions.empty())
 		os_ << "#define STP_HAVE_FRAMES 1\n";
 	if (has_maps())
 		os_ << "#define STP_HAVE_MAPS 1\n";
+	for (const ProbeInstance &pi : sema_.instances)
+		if (pi.point.kind == ProbeKind::Tracepoint) {
+			os_ << "#define STP_HAVE_TRACEPOINTS 1\n";
+			break;
+		}
 	// SystemTap's limit names (-D MAXACTION=N) map to the runtime's
 	static const char *const stap_limits[] = {"MAXACTION", "MAXSTRINGLEN", "MAXNESTING",
 						  "MAXMAPENTRIES", "MAXTRYLOCK",
-						  "TRYLOCKDELAY"};
+						  "TRYLOCKDELAY", "MAXBACKTRACE"};
+	if (in_.guru)
+		os_ << "#define STP_GURU 1 /* -g: embedded C, raw pointers */\n";
 	for (auto &[name, value] : in_.defines) {
 		os_ << "#define " << name << " " << value << "\n";
 		for (const char *l : stap_limits)
@@ -88,6 +109,19 @@ void Emitter::header()
 				os_ << "#define STP_" << name << " " << value << "\n";
 	}
 	os_ << "\n";
+}
+
+// -g: SystemTap's names for embedded C, then the script's top-level
+// %{ %} blocks, each marked with its script location (cmap.h).
+void Emitter::guru_prelude()
+{
+	os_ << "/* guru mode: names embedded C may use */\n"
+	    << "#define CONTEXT c\n"
+	    << "#ifndef MAXSTRINGLEN\n#define MAXSTRINGLEN STP_MAXSTRINGLEN\n#endif\n\n";
+	const Script &sc = *in_.script;
+	for (size_t i = 0; i < sc.embedded.size() && i < sc.embedded_locs.size(); i++)
+		os_ << cmap::embedded(sc.embedded_locs[i], sc.embedded[i]) << "\n"
+		    << cmap::end_marker() << "\n\n";
 }
 
 bool Emitter::has_maps() const

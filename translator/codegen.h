@@ -20,6 +20,7 @@ struct CodegenInput {
 	std::string pmu_tables_c; // emitted by pmu/ fat table builder ("" if no events)
 	std::vector<std::pair<std::string, std::string>> defines; // -D NAME=VALUE
 	std::string version;
+	bool guru = false; // -g: %p prints raw addresses
 };
 
 std::string generate_c(const CodegenInput &in);

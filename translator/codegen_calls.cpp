@@ -151,6 +151,7 @@ std::string Emitter::printf_call(const Expr &e)
 		case 's': out += ", " + a; break;
 		case 'c':
 		case '*': out += ", (int)(" + a + ")"; break;
+		case 'p': out += ", (long long)stp_ptr_out(" + a + ")"; break;
 		default: out += ", (long long)(" + a + ")"; break;
 		}
 	}
@@ -189,6 +190,12 @@ std::string Emitter::at_call(const Expr &e)
 		auto it = sema_.event_of.find(&e);
 		size_t idx = it == sema_.event_of.end() ? 0 : it->second;
 		return "stp_pmu_read(c, " + std::to_string(idx) + ")";
+	}
+	if (e.text == "pmu_thread") {
+		auto it = sema_.event_of.find(&e);
+		size_t idx = it == sema_.event_of.end() ? 0 : it->second;
+		may_fail_ = true; // read outside the target's threads
+		return "stp_pmu_thread_read(c, " + std::to_string(idx) + ")";
 	}
 	if (e.text == "hist_log" || e.text == "hist_linear")
 		return hist_print(e);

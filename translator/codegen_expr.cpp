@@ -48,6 +48,10 @@ std::string Emitter::expr(const Expr &e)
 	case ExprKind::String:
 		return c_string(e.text);
 	case ExprKind::Var:
+		if (e.text == "$$parms" || e.text == "$$vars") {
+			may_fail_ = true;
+			return "stp_parms(c, " + temp() + ")";
+		}
 		if (!e.text.empty() && e.text[0] == '$')
 			return tvar_ref(e);
 		return ref_of(e);
@@ -82,11 +86,34 @@ std::string Emitter::expr(const Expr &e)
 	case ExprKind::Call:
 		return call(e);
 	case ExprKind::AtCall:
+		if (e.text == "cast")
+			return cast_ref(e);
 		return at_call(e);
-	case ExprKind::EmbeddedC:
-		return "0";
+	case ExprKind::EmbeddedC: // the text, on lines of its own (cmap.h)
+		return std::string(sema_.type_of(e) == Type::String ? "((const char *)(" : "((s64)(") +
+		       cmap::embedded(e.loc, e.text) + "\n))";
 	}
 	return "0";
+}
+
+// @cast(p, "type")->m->m: the member steps resolved by sema, as a static
+// descriptor next to the read (runtime/stp_tvar.h)
+std::string Emitter::cast_ref(const Expr &e)
+{
+	auto it = sema_.cast_of.find(&e);
+	if (it == sema_.cast_of.end() || e.args.empty())
+		return "0";
+	const dwarf::Access &a = it->second;
+	may_fail_ = true;
+	std::string d = uniq("stp_cast_");
+	std::string off;
+	for (size_t j = 0; j < a.offsets.size(); j++)
+		off += (j ? ", " : " ") + std::to_string(a.offsets[j]);
+	return "({ static const struct stp_tvar " + d + " = { .size = " + std::to_string(a.size) +
+	       ", .is_signed = " + std::to_string(a.is_signed) + ", .nderef = " +
+	       std::to_string(a.offsets.size()) + ", .deref_last = " + std::to_string(a.deref_last) +
+	       ", .off = {" + off + " } }; stp_cast_get(c, " + expr(*e.args[0]) + ", &" + d +
+	       "); })";
 }
 
 std::string Emitter::binary(const Expr &e)

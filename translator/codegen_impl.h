@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "translator/builtins.h"
+#include "translator/cmap.h"
 
 namespace stap_pmu::codegen_impl {
 
@@ -49,6 +50,8 @@ public:
 private:
 	void header();
 
+	void guru_prelude();
+
 	bool has_maps() const;
 
 	static std::string local_decl(const Symbol &s);
@@ -69,6 +72,8 @@ private:
 
 	void tvar_tables();
 
+	void tracepoint_functions();
+
 	void probe_table();
 
 	// ---- bodies ----
@@ -85,6 +90,8 @@ private:
 	};
 
 	void function(size_t i, std::ostringstream &out);
+
+	void embedded_function(const FunctionInfo &f, std::ostringstream &out);
 
 	void body(size_t i, std::ostringstream &out);
 
@@ -155,6 +162,8 @@ private:
 	std::string stat_of(const Expr &v);
 
 	std::string tvar_ref(const Expr &e);
+
+	std::string cast_ref(const Expr &e);
 
 	std::string at_call(const Expr &e);
 

@@ -8,8 +8,10 @@ void Emitter::function(size_t i, std::ostringstream &out)
 	const FunctionInfo &f = sema_.functions[i];
 	fn_temps_.resize(sema_.functions.size());
 	fn_decls_ += "static __maybe_unused void stp_fn_" + f.fn->name + "(struct stp_context *c);\n";
-	if (!f.fn->body)
+	if (!f.fn->body) {
+		embedded_function(f, out);
 		return;
+	}
 	ctx_ = Ctx();
 	ctx_.prefix = "f->";
 	ctx_.fn = true;
@@ -17,7 +19,8 @@ void Emitter::function(size_t i, std::ostringstream &out)
 	out << "/* function " << f.fn->name << " at " << f.fn->loc.str() << " */\n"
 	    << "static __maybe_unused void stp_fn_" << f.fn->name << "(struct stp_context *c)\n{\n"
 	    << "\tstruct stp_fr_" << f.fn->name
-	    << " *f __maybe_unused = &c->frames[c->nesting - 1].fn_" << f.fn->name << ";\n\n";
+	    << " *f __maybe_unused = &c->frames[c->nesting - 1].fn_" << f.fn->name << ";\n\n"
+	    << cmap::marker(f.fn->loc) << "\n";
 	for (auto &l : f.locals) {
 		if (l->param)
 			continue;
@@ -28,9 +31,37 @@ void Emitter::function(size_t i, std::ostringstream &out)
 	}
 	out_ = &out;
 	block_body(*f.fn->body, 1);
-	out << "}\n\n";
+	out << "}\n" << cmap::end_marker() << "\n\n";
 	fn_temps_[i] = ctx_.max_temps;
 	fn_ = nullptr;
+}
+
+// function f:type(a, b) %{ C %}: the text runs with SystemTap's names for
+// the arguments (STAP_ARG_a), the value (STAP_RETVALUE, STAP_RETURN(v)) and
+// errors (STAP_ERROR(fmt, ...)).
+void Emitter::embedded_function(const FunctionInfo &f, std::ostringstream &out)
+{
+	const std::string &n = f.fn->name;
+	bool str = f.ret == Type::String;
+	out << "/* function " << n << " at " << f.fn->loc.str() << " (embedded C) */\n"
+	    << "static __maybe_unused void stp_fn_" << n << "(struct stp_context *c)\n{\n"
+	    << "\tstruct stp_fr_" << n << " *f __maybe_unused = &c->frames[c->nesting - 1].fn_" << n
+	    << ";\n\n"
+	    << "\tc->loc = " << c_string(f.fn->loc.str()) << ";\n";
+	for (auto &l : f.locals)
+		if (l->param)
+			out << "#define STAP_ARG_" << l->name << " (f->l_" << l->name << ")\n";
+	out << "#define STAP_RETVALUE (f->ret)\n"
+	    << (str ? "#define STAP_RETURN(v) do { stp_strlcpy(f->ret, (v)); return; } while (0)\n"
+		    : "#define STAP_RETURN(v) do { f->ret = (v); return; } while (0)\n")
+	    << "#define STAP_ERROR(...) do { if (!c->error) { scnprintf(c->errmsg, "
+	       "sizeof(c->errmsg), __VA_ARGS__); stp_error(c, c->errmsg); } return; } while (0)\n"
+	    << "\t{\n" << cmap::embedded(f.fn->embedded_loc, f.fn->embedded) << "\n\t}\n"
+	    << cmap::end_marker() << "\n";
+	for (auto &l : f.locals)
+		if (l->param)
+			out << "#undef STAP_ARG_" << l->name << "\n";
+	out << "#undef STAP_RETVALUE\n#undef STAP_RETURN\n#undef STAP_ERROR\n}\n\n";
 }
 
 void Emitter::body(size_t i, std::ostringstream &out)
@@ -39,7 +70,8 @@ void Emitter::body(size_t i, std::ostringstream &out)
 	ctx_ = Ctx();
 	ctx_.prefix = "c->l.p" + std::to_string(i) + ".";
 	out << "/* probe " << b.probe->loc.str() << " */\n"
-	    << "static void stp_probe_" << i << "(struct stp_context *c)\n{\n";
+	    << "static void stp_probe_" << i << "(struct stp_context *c)\n{\n"
+	    << cmap::marker(b.probe->loc) << "\n";
 	for (auto &l : b.locals) {
 		if (l->type == Type::String)
 			out << "\t" << ctx_.prefix << "l_" << l->name << "[0] = '\\0';\n";
@@ -48,7 +80,7 @@ void Emitter::body(size_t i, std::ostringstream &out)
 	}
 	out_ = &out;
 	block_body(*b.body, 1);
-	out << "}\n\n";
+	out << "}\n" << cmap::end_marker() << "\n\n";
 	body_temps_[i] = ctx_.max_temps;
 }
 
@@ -136,6 +168,8 @@ std::string Emitter::eval(const Expr &e, bool &may_fail)
 void Emitter::stmt(const Stmt &s, int ind)
 {
 	bool mf;
+	if (s.kind != StmtKind::Block && s.kind != StmtKind::Empty)
+		line(ind) << cmap::marker(s.loc) << "\n";
 	switch (s.kind) {
 	case StmtKind::Block:
 		line(ind) << "{\n";
@@ -202,8 +236,9 @@ void Emitter::stmt(const Stmt &s, int ind)
 	case StmtKind::Try:
 		try_stmt(s, ind);
 		break;
-	case StmtKind::EmbeddedC:
-		line(ind) << "/* embedded C */\n";
+	case StmtKind::EmbeddedC: // the text, on lines of its own (cmap.h)
+		line(ind) << "{\n" << cmap::embedded(s.loc, s.text) << "\n";
+		line(ind) << "}\n";
 		break;
 	}
 }

@@ -1,5 +1,6 @@
 // codegen_tables.cpp - Emitter: globals (scalars, per-CPU statistics, arrays), map, probe and target-variable tables.
 #include "translator/codegen_impl.h"
+#include "translator/tracequery.h"
 
 namespace stap_pmu::codegen_impl {
 
@@ -16,7 +17,7 @@ void Emitter::globals()
 				hdesc(*g);
 				hd = "&stp_hd_" + g->name;
 			}
-			os_ << "static struct stp_map " << n << " = {\n"
+			os_ << "static __maybe_unused struct stp_map " << n << " = {\n"
 			    << "\t.name = " << c_string(g->name) << ",\n"
 			    << "\t.cap = " << (g->size ? std::to_string(g->size) : "STP_MAXMAPENTRIES")
 			    << ",\n\t.nkeys = " << std::max(g->arity, 0) << ",\n\t.ktype = {";
@@ -29,7 +30,7 @@ void Emitter::globals()
 		}
 		switch (g->type) {
 		case Type::String:
-			os_ << "static char " << n << "[STP_MAXSTRINGLEN]";
+			os_ << "static __maybe_unused char " << n << "[STP_MAXSTRINGLEN]";
 			if (g->init)
 				os_ << " = " << c_string(g->init->text);
 			os_ << ";\n";
@@ -38,7 +39,7 @@ void Emitter::globals()
 			scalar_stat(*g);
 			break;
 		default:
-			os_ << "static s64 " << n;
+			os_ << "static __maybe_unused s64 " << n;
 			if (g->init)
 				os_ << " = " << g->init->number << "LL";
 			os_ << ";\n";
@@ -108,6 +109,7 @@ const char *Emitter::kind_enum(ProbeKind k)
 	case ProbeKind::Timer: return "STP_PROBE_TIMER";
 	case ProbeKind::Error: return "STP_PROBE_ERROR";
 	case ProbeKind::Perf: return "STP_PROBE_PERF";
+	case ProbeKind::Tracepoint: return "STP_PROBE_TRACEPOINT";
 	}
 	return "STP_PROBE_BEGIN";
 }
@@ -122,7 +124,9 @@ void Emitter::tvar_tables()
 		os_ << "static const struct stp_tvar stp_tvars_" << i << "[] = {\n";
 		for (const dwarf::Access &a : p.tvars) {
 			os_ << "\t{ .base = "
-			    << (a.base == dwarf::Access::Return ? "STP_TVAR_RETURN" : "STP_TVAR_ARG")
+			    << (a.base == dwarf::Access::Return  ? "STP_TVAR_RETURN"
+				: a.base == dwarf::Access::TpArg ? "STP_TVAR_TPARG"
+								 : "STP_TVAR_ARG")
 			    << ", .arg = " << a.arg << ", .size = " << a.size
 			    << ", .is_signed = " << a.is_signed << ", .nderef = " << a.offsets.size()
 			    << ", .deref_last = " << a.deref_last << ", .at_entry = " << a.at_entry
@@ -133,11 +137,54 @@ void Emitter::tvar_tables()
 		}
 		os_ << "};\n\n";
 	}
+	// $$parms of DWARF entry probes: registers at entry; size 0: unavailable
+	for (size_t i = 0; i < sema_.instances.size(); i++) {
+		const ResolvedPoint &p = sema_.instances[i].point;
+		if (p.parms.empty())
+			continue;
+		os_ << "static const struct stp_tvar stp_parms_" << i << "[] = {\n";
+		for (const auto &[name, a] : p.parms) {
+			if (a)
+				os_ << "\t{ .base = STP_TVAR_ARG, .arg = " << a->arg
+				    << ", .size = " << a->size << ", .is_signed = " << a->is_signed
+				    << " }, /* " << name << " */\n";
+			else
+				os_ << "\t{ .size = 0 }, /* " << name << " */\n";
+		}
+		os_ << "};\n\n";
+	}
+}
+
+// One probe function per tracepoint probe, with a prototype ABI-compatible
+// with the tracepoint's (runtime/stp_tracepoint.h): its arguments, as u64,
+// become the context's entry values.
+void Emitter::tracepoint_functions()
+{
+	for (size_t i = 0; i < sema_.instances.size(); i++) {
+		const ResolvedPoint &p = sema_.instances[i].point;
+		if (p.kind != ProbeKind::Tracepoint || !p.func)
+			continue;
+		tracequery::Event ev;
+		ev.func = p.func;
+		const auto &params = p.func->params;
+		os_ << "/* " << p.name << " */\n"
+		    << "static void stp_tp_" << i << "(" << tracequery::probe_params(ev) << ")\n{\n";
+		if (!params.empty()) {
+			os_ << "\tconst u64 args[" << params.size() << "] = {";
+			for (size_t j = 0; j < params.size(); j++)
+				os_ << (j ? ", " : " ")
+				    << (params[j].abi == "void *" ? "(unsigned long)a" : "(u64)a") << j;
+			os_ << " };\n\n";
+		}
+		os_ << "\tstp_run_probe_data(__data, NULL, STP_STATE_RUNNING, "
+		    << (params.empty() ? "NULL" : "args") << ");\n}\n\n";
+	}
 }
 
 void Emitter::probe_table()
 {
 	tvar_tables();
+	tracepoint_functions();
 	os_ << "static struct stp_probe stp_probes[] = {\n";
 	for (size_t pidx = 0; pidx < sema_.instances.size(); pidx++) {
 		const ProbeInstance &pi = sema_.instances[pidx];
@@ -150,12 +197,41 @@ void Emitter::probe_table()
 		if (!p.tvars.empty())
 			os_ << "\t\t.tvars = stp_tvars_" << pidx << ",\n\t\t.ntvars = "
 			    << p.tvars.size() << ",\n";
+		if (p.kind == ProbeKind::Tracepoint && p.func) {
+			std::string names;
+			for (const dwarf::Param &a : p.func->params)
+				names += a.name + '\0';
+			os_ << "\t\t.tp_name = " << c_string(p.tracepoint) << ",\n"
+			    << "\t\t.tp_func = (void *)stp_tp_" << pidx << ",\n"
+			    << "\t\t.tp_nargs = " << p.func->params.size() << ",\n"
+			    << "\t\t.tp_argnames = " << c_string(names) << ",\n";
+		}
+		if (!p.parms.empty()) {
+			std::string names;
+			for (const auto &prm : p.parms)
+				names += prm.first + '\0';
+			os_ << "\t\t.parms = stp_parms_" << pidx << ",\n\t\t.nparms = " << p.parms.size()
+			    << ",\n\t\t.parm_names = " << c_string(names) << ",\n";
+		}
+		if (p.func && (p.kind == ProbeKind::Tracepoint || !p.parms.empty())) {
+			uint64_t mask = 0;
+			for (size_t j = 0; j < p.func->params.size() && j < 64; j++)
+				if (p.func->params[j].type.find('*') != std::string::npos)
+					mask |= uint64_t{1} << j;
+			if (mask)
+				os_ << "\t\t.parm_ptrmask = 0x" << std::hex << mask << std::dec
+				    << "ULL,\n";
+		}
 		if (p.period_ns)
 			os_ << "\t\t.period_ns = " << p.period_ns << "ULL,\n";
+		if (p.randomize_ns)
+			os_ << "\t\t.randomize_ns = " << p.randomize_ns << "ULL,\n";
 		if (p.kind == ProbeKind::Perf) {
 			os_ << "\t\t.event = " << p.event_index << ",\n";
 			if (p.sample_freq)
 				os_ << "\t\t.sample_freq = " << p.sample_freq << "ULL,\n";
+			else if (p.tick_period)
+				os_ << "\t\t.sample_period = TICK_NSEC,\n";
 			else
 				os_ << "\t\t.sample_period = " << p.sample_period << "ULL,\n";
 		}

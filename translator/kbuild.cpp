@@ -38,7 +38,10 @@ KbuildResult kbuild(const KbuildRequest &req)
 		return r;
 	}
 	std::string kbuild_file = "obj-m := " + req.module_name + ".o\n" +
-				  "ccflags-y := -I" + req.runtime_dir + " -Wno-unused-function\n";
+				  "ccflags-y := -I" + req.runtime_dir + " -Wno-unused-function" +
+				  (req.extra_ccflags.empty() ? "" : " " + req.extra_ccflags) + "\n" +
+				  // columns in bytes, as the script's (cmap.h maps them back)
+				  "ccflags-y += $(call cc-option,-fdiagnostics-column-unit=byte)\n";
 	if (!write_file(dir / (req.module_name + ".c"), req.c_source) ||
 	    !write_file(dir / "Kbuild", kbuild_file)) {
 		r.error = "cannot write the module source in " + dir.string();
@@ -48,7 +51,9 @@ KbuildResult kbuild(const KbuildRequest &req)
 		r.error = "kernel build tree " + req.build_tree + " has no Makefile";
 		return r;
 	}
-	std::string cmd = "make -C " + shell_quote(req.build_tree) + " M=" +
+	// The compiler's messages in English, quoted in ASCII as stap-pmu's
+	// (the kernel's Makefile unexports LC_ALL)
+	std::string cmd = "LANG=C LC_CTYPE=C LC_MESSAGES=C LC_ALL=C make -C " + shell_quote(req.build_tree) + " M=" +
 			  shell_quote(fs::absolute(dir).string());
 	if (!req.arch.empty())
 		cmd += " ARCH=" + shell_quote(req.arch);
@@ -77,6 +82,10 @@ KbuildResult kbuild(const KbuildRequest &req)
 	if (status != 0 || !fs::exists(ko)) {
 		r.error = "kbuild failed (make exit status " +
 			  std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ")";
+		r.c_path = (fs::absolute(dir) / (req.module_name + ".c")).string();
+		fs::path log_path = fs::absolute(dir) / "make.log";
+		if (write_file(log_path, cmd + "\n" + r.log))
+			r.log_path = log_path.string();
 		return r;
 	}
 	r.ok = true;

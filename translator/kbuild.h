@@ -15,6 +15,7 @@ struct KbuildRequest {
 	std::string arch;         // "" = native; "arm64" with cross_compile
 	std::string cross_compile;
 	std::vector<std::string> make_vars; // -B NAME=VALUE, passed to make as is
+	std::string extra_ccflags;          // appended to ccflags-y (tracequery: -g)
 	bool verbose = false;
 };
 
@@ -23,6 +24,8 @@ struct KbuildResult {
 	std::string ko_path;
 	std::string log;   // make's output
 	std::string error; // one-line summary when !ok
+	std::string c_path;   // when !ok: the generated C (absolute)
+	std::string log_path; // when !ok: the make command and log, kept in work_dir
 };
 
 KbuildResult kbuild(const KbuildRequest &req);

@@ -101,19 +101,7 @@ std::string trim(std::string s)
 
 bool parse_u64(std::string_view s, uint64_t &out)
 {
-	if (s.empty())
-		return false;
-	uint64_t v = 0;
-	for (char c : s) {
-		if (c < '0' || c > '9')
-			return false;
-		uint64_t d = (uint64_t)(c - '0');
-		if (v > (UINT64_MAX - d) / 10)
-			return false;
-		v = v * 10 + d;
-	}
-	out = v;
-	return true;
+	return sys::parse_u64(s, out);
 }
 
 // ---- /dev/kmsg ------------------------------------------------------------
@@ -318,12 +306,21 @@ std::string describe_wait(int st)
 
 namespace detail {
 
-// Drains /proc/<mod>/output into dest. Returns false when dest cannot be written.
-bool drain_output(const ModuleFiles &m, int dest, bool &dest_ok)
+bool open_output(ModuleFiles &m)
+{
+	m.output = open((m.dir + (m.json ? "/records" : "/output")).c_str(),
+			O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	return m.output >= 0;
+}
+
+// Drains /proc/<mod>/output (or records) into dest. Returns false when dest
+// cannot be written.
+bool drain_output(ModuleFiles &m, int dest, bool &dest_ok)
 {
 	if (m.output < 0)
 		return true;
 	char buf[65536];
+	std::vector<Record> recs;
 	for (int i = 0; i < 4096; i++) { // bounded: at most 256 MiB per call
 		ssize_t r = read(m.output, buf, sizeof buf);
 		if (r < 0) {
@@ -333,10 +330,37 @@ bool drain_output(const ModuleFiles &m, int dest, bool &dest_ok)
 		}
 		if (r == 0)
 			return true;
-		if (dest_ok && !write_all(dest, buf, (size_t)r)) {
+		std::string lines;
+		const char *p = buf;
+		size_t n = (size_t)r;
+		if (m.json) {
+			recs.clear();
+			if (!m.records.feed(std::string_view(buf, n), recs) && m.records_ok) {
+				error("unexpected data in " + m.dir + "/records: " + m.records.error());
+				m.records_ok = false;
+				dest_ok = false; // nothing more can be decoded
+			}
+			for (const Record &rec : recs)
+				lines += record_json(rec) + "\n";
+			p = lines.data();
+			n = lines.size();
+		}
+		if (dest_ok && n && !write_all(dest, p, n)) {
 			error(std::string("cannot write the script output: ") + strerror(errno));
 			dest_ok = false;
 		}
+	}
+	return true;
+}
+
+bool finish_output(const ModuleFiles &m)
+{
+	if (!m.json || !m.records_ok)
+		return m.records_ok;
+	if (m.records.pending()) {
+		error(m.dir + "/records ended in the middle of a record (" +
+		      std::to_string(m.records.pending()) + " bytes)");
+		return false;
 	}
 	return true;
 }
@@ -429,6 +453,18 @@ std::string module_params(int target_pid)
 	return "_stp_target=" + std::to_string(target_pid < 0 ? 0 : target_pid);
 }
 
+std::string dropped_warning(const Status &st)
+{
+	if (!st.dropped)
+		return "";
+	std::string w = "WARNING: " + std::to_string(st.dropped) + " output record" +
+			(st.dropped == 1 ? "" : "s") + " dropped (" + std::to_string(st.dropped_bytes) +
+			" bytes): a CPU's output buffer";
+	if (st.bufsize)
+		w += " (" + std::to_string(st.bufsize) + " bytes)";
+	return w + " was full; -D STP_BUFSIZE=BYTES makes it larger";
+}
+
 std::optional<Status> parse_status(std::string_view text)
 {
 	Status st;
@@ -469,6 +505,10 @@ std::optional<Status> parse_status(std::string_view text)
 			st.skipped = v;
 		else if (key == "dropped")
 			st.dropped = v;
+		else if (key == "dropped_bytes")
+			st.dropped_bytes = v;
+		else if (key == "bufsize")
+			st.bufsize = v;
 		else if (key == "error")
 			st.errors = v;
 	}
@@ -699,12 +739,15 @@ namespace detail {
 // Writes "stop" (unless the module stopped already) and drains the output
 // until the state is "stopped" or stop_timeout_ms passes. Returns the final
 // status when stopped (its drop and skip counts reported), else nothing.
-std::optional<Status> stop_and_drain(const ModuleFiles &mf, int out, bool &dest_ok,
+std::optional<Status> stop_and_drain(ModuleFiles &mf, int out, bool &dest_ok,
 				     std::optional<Status> st, const std::string &name,
 				     int stop_timeout_ms, int poll_ms)
 {
 	int err = 0;
 	bool ctl_ok = true;
+	// First make room: the end probes write into the same per-CPU buffers,
+	// which a module loaded at boot may have filled while nobody read them.
+	drain_output(mf, out, dest_ok);
 	if (!st || st->state != "stopped")
 		ctl_ok = write_control(mf, "stop");
 	long long deadline = now_ms() + stop_timeout_ms;
@@ -729,10 +772,12 @@ std::optional<Status> stop_and_drain(const ModuleFiles &mf, int out, bool &dest_
 		sleep_ms(poll_ms);
 	}
 	drain_output(mf, out, dest_ok);
+	if (!finish_output(mf))
+		dest_ok = false;
 	if (!stopped)
 		return std::nullopt;
 	if (st->dropped)
-		say("WARNING: " + std::to_string(st->dropped) + " output bytes dropped");
+		say(dropped_warning(*st));
 	if (st->skipped)
 		say("WARNING: " + std::to_string(st->skipped) + " probe hits skipped");
 	return st;
@@ -836,15 +881,16 @@ int run_module(const LoadOptions &opts)
 
 	ModuleFiles mf;
 	mf.dir = "/proc/" + name;
-	mf.output = open((mf.dir + "/output").c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	mf.json = opts.json;
+	open_output(mf);
 	int rc = 1;
 	bool failed = false, dest_ok = true;
 	int err = 0;
 	std::optional<Status> st;
 
 	if (mf.output < 0) {
-		error("module " + name + " has no " + mf.dir + "/output (" + strerror(errno) +
-		      "); is it a stap-pmu module?");
+		error("module " + name + " has no " + mf.dir + (mf.json ? "/records (" : "/output (") +
+		      strerror(errno) + "); is it a stap-pmu module?");
 		failed = true;
 	} else {
 		// Wait (bounded) for the module to leave "starting", then release the command.

@@ -19,6 +19,7 @@ struct LoadOptions {
 	                              // target() is its pid
 	int output_fd = 1;            // where script output goes (ignored when output_file is set)
 	std::string output_file;      // -o FILE: created/truncated, mode 0600
+	bool json = false;            // --output-format json: one JSON object per record
 	bool verbose = false;         // progress messages on stderr
 	int poll_ms = 20;             // poll period of output/status
 	int stop_timeout_ms = 10000;  // bound for "stop" -> state "stopped"
@@ -29,8 +30,15 @@ struct LoadOptions {
 struct Status {
 	std::string state;            // starting, running, exit-requested, stopping, stopped
 	int exit_code = 0;
-	uint64_t skipped = 0, dropped = 0, errors = 0;
+	uint64_t skipped = 0;
+	uint64_t dropped = 0;         // output records lost to a full buffer
+	uint64_t dropped_bytes = 0;   // their bytes of text
+	uint64_t bufsize = 0;         // bytes of each CPU's output buffer (0: not reported)
+	uint64_t errors = 0;
 };
+
+// "WARNING: N output records dropped ..." for a status with drops, else "".
+std::string dropped_warning(const Status &st);
 
 // Words of a command that needs no shell (only [A-Za-z0-9_-./,:+@%^] and blanks);
 // empty when it has to run through /bin/sh -c (quotes, $, *, ;, |, >, =, ...).
@@ -87,6 +95,7 @@ struct SessionOptions {
 	std::string module_name;      // /proc/<module_name>
 	int output_fd = 1;
 	std::string output_file;      // -o FILE: created/truncated, mode 0600
+	bool json = false;            // one JSON object per record
 	bool verbose = false;
 	int poll_ms = 20;
 	int stop_timeout_ms = 10000;

@@ -46,13 +46,14 @@ bool open_session(const SessionOptions &o, Session &s)
 		return false;
 	}
 	s.mf.dir = "/proc/" + o.module_name;
-	s.mf.output = open((s.mf.dir + "/output").c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (s.mf.output < 0) {
+	s.mf.json = o.json;
+	if (!open_output(s.mf)) {
 		int e = errno;
-		if (e == ENOENT)
-			error("module " + o.module_name + " is not loaded (no " + s.mf.dir + "/output)");
+		std::string file = s.mf.dir + (o.json ? "/records" : "/output");
+		if (e == ENOENT && access(s.mf.dir.c_str(), F_OK) != 0)
+			error("module " + o.module_name + " is not loaded (no " + file + ")");
 		else
-			error("cannot open " + s.mf.dir + "/output: " + strerror(e));
+			error("cannot open " + file + ": " + strerror(e));
 		return false;
 	}
 	s.out = o.output_fd;

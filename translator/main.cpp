@@ -17,6 +17,7 @@
 #include "translator/boot.h"
 #include "translator/cache.h"
 #include "translator/cli.h"
+#include "translator/cmap.h"
 #include "translator/dwarf.h"
 #include "translator/kbuild.h"
 #include "translator/kernel.h"
@@ -26,6 +27,7 @@
 #include "translator/printer.h"
 #include "translator/sign.h"
 #include "translator/tapsets.h"
+#include "translator/tracequery.h"
 #include "translator/vm.h"
 
 #include <fnmatch.h>
@@ -68,9 +70,13 @@ bool valid_define_name(const std::string &n)
 	return true;
 }
 
+// -v: one line per pass with its time, as stap prints them:
+// "Pass 1: parsed user script and 2 library scripts in 12ms."
 class Timer {
 public:
 	explicit Timer(int verbose) : verbose_(verbose) {}
+	// the next pass is timed from now
+	void restart() { last_ = std::chrono::steady_clock::now(); }
 	void pass(const std::string &what)
 	{
 		auto now = std::chrono::steady_clock::now();
@@ -78,7 +84,7 @@ public:
 			std::cerr << what << " in "
 				  << std::chrono::duration_cast<std::chrono::milliseconds>(now - last_)
 					     .count()
-				  << "ms\n";
+				  << "ms.\n";
 		last_ = now;
 	}
 
@@ -147,20 +153,21 @@ std::unique_ptr<SourceFile> load_script(const Cli &cli)
 
 std::string make_work_dir()
 {
-	std::string tmpl = (fs::temp_directory_path() / "stap-pmuXXXXXX").string();
-	if (!mkdtemp(tmpl.data()))
-		die("cannot create a temporary directory: " + std::string(std::strerror(errno)));
-	return tmpl;
+	std::string err, dir = make_temp_dir("stap-pmu", err);
+	if (dir.empty())
+		die(err);
+	return dir;
 }
 
 // The running host cannot load modules when it has no module support at all.
 void check_host_can_load()
 {
+	// root first: it is what a user on an ordinary host can fix
+	if (geteuid() != 0)
+		die("loading a kernel module needs root; run stap-pmu as root (or use --vm)");
 	if (!fs::exists("/proc/modules"))
 		die("this kernel cannot load modules (no /proc/modules); run the script in a "
 		    "guest with --vm");
-	if (geteuid() != 0)
-		die("loading a kernel module needs root; run stap-pmu as root (or use --vm)");
 }
 
 // Kernel facts for %( %) conditionals: the tree pass 4 will build against
@@ -190,6 +197,10 @@ ParseOptions parse_options(const Cli &cli)
 	ParseOptions po;
 	po.pp = kernel_facts(cli);
 	po.pp.guru = cli.guru;
+	for (const std::string &d : cli.defines) {
+		size_t eq = d.find('=');
+		po.pp.defines[d.substr(0, eq)] = eq == std::string::npos ? "1" : d.substr(eq + 1);
+	}
 	po.tapset_dirs = cli.include_dirs;
 	po.tapset_dirs.push_back(tapset_dir());
 	return po;
@@ -203,6 +214,96 @@ void set_dwarf_config(const Cli &cli, const ParseOptions &po)
 	dc.module_dirs = cli.module_dirs;
 	dc.module_files = cli.vm_modules;
 	dc.vmlinux = cli.vmlinux;
+	// kernel.trace: the tracepoint query modules (tracequery.h)
+	tracequery::BuilderOptions to;
+	to.release = cli.release;
+	to.arch = !cli.arch.empty() ? cli.arch : cli.vm_arch;
+	to.vm = cli.vm;
+	to.kbuild_vars = cli.kbuild_vars;
+	to.use_cache = !cli.no_cache;
+	to.verbose = cli.verbose > 0;
+	tracequery::setup_builder(to);
+}
+
+// -l / -L 'kernel.trace("sys:pattern")': the subsystem's tracepoints (-L:
+// with their arguments as $name:type). False when pat is another pattern.
+bool list_tracepoints(const Cli &cli, const std::string &pat, int &rc)
+{
+	const std::string kt = "kernel.trace(\"";
+	if (pat.rfind(kt, 0) != 0 || pat.size() < kt.size() + 2 || pat.compare(pat.size() - 2, 2, "\")") != 0)
+		return false;
+	std::string spec = pat.substr(kt.size(), pat.size() - kt.size() - 2), sys, ev, err, hint;
+	if (!tracequery::split_spec(spec, sys, ev, err))
+		die(err);
+	set_dwarf_config(cli, parse_options(cli));
+	const tracequery::Subsystem *s = tracequery::subsystem(sys, err, hint);
+	if (!s)
+		die(err + (hint.empty() ? "" : " (" + hint + ")"));
+	rc = 1;
+	for (const tracequery::Event &e : s->events) {
+		if (fnmatch(ev.c_str(), e.name.c_str(), 0) != 0)
+			continue;
+		std::cout << "kernel.trace(\"" << sys << ":" << e.name << "\")";
+		if (!cli.list_probes_vars.empty() && e.func) {
+			std::string vars = dwarf::describe_vars(*e.func, false);
+			if (!vars.empty())
+				std::cout << " " << vars;
+		}
+		std::cout << "\n";
+		rc = 0;
+	}
+	return true;
+}
+
+// -l / -L 'kernel.function("GLOB")[.return]' and
+// 'module("M").function("GLOB")[.return]': the functions DWARF has, as
+// "NAME@FILE:LINE", with -L their parameters (and $return for .return).
+bool list_dwarf_functions(const Cli &cli, const std::string &pat, int &rc)
+{
+	std::string module, prefix, rest = pat;
+	const std::string kf = "kernel.function(\"", mf = "module(\"";
+	if (rest.rfind(kf, 0) == 0) {
+		prefix = "kernel";
+		rest = rest.substr(kf.size() - 2);
+	} else if (rest.rfind(mf, 0) == 0) {
+		size_t q = rest.find('"', mf.size());
+		if (q == std::string::npos || rest.compare(q, 12, "\").function(") != 0)
+			return false;
+		module = rest.substr(mf.size(), q - mf.size());
+		prefix = "module(\"" + module + "\")";
+		rest = rest.substr(q + 11);
+	} else {
+		return false;
+	}
+	// rest: ("GLOB")[.call|.return]
+	size_t end = rest.find("\")", 2);
+	if (rest.rfind("(\"", 0) != 0 || end == std::string::npos)
+		die("expected " + prefix + ".function(\"GLOB\") in '" + pat + "'");
+	std::string glob = rest.substr(2, end - 2), suffix = rest.substr(end + 2);
+	if (!suffix.empty() && suffix != ".return" && suffix != ".call")
+		die("unexpected '" + suffix + "' in '" + pat + "' (.call or .return may follow)");
+	set_dwarf_config(cli, parse_options(cli));
+	std::string err, hint;
+	auto fns = dwarf::find_functions(module, glob, err, hint);
+	if (!fns)
+		die(err + (hint.empty() ? "" : " (" + hint + ")"));
+	std::vector<std::string> lines;
+	for (const dwarf::Function &f : *fns) {
+		std::string l = prefix + ".function(\"" + f.name + "@" + f.file + ":" +
+				std::to_string(f.line) + "\")" + suffix;
+		if (!cli.list_probes_vars.empty()) {
+			std::string vars = dwarf::describe_vars(f, suffix == ".return");
+			if (!vars.empty())
+				l += " " + vars;
+		}
+		lines.push_back(l);
+	}
+	std::sort(lines.begin(), lines.end());
+	lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
+	for (const std::string &l : lines)
+		std::cout << l << "\n";
+	rc = lines.empty() ? 1 : 0;
+	return true;
 }
 
 // -l / -L PATTERN: the probe points matching a glob, for the kinds that
@@ -210,9 +311,12 @@ void set_dwarf_config(const Cli &cli, const ParseOptions &po)
 int list_probes(const Cli &cli)
 {
 	std::string pat = !cli.list_probes.empty() ? cli.list_probes : cli.list_probes_vars;
+	if (int rc; list_tracepoints(cli, pat, rc) || list_dwarf_functions(cli, pat, rc))
+		return rc;
 	ParseOptions po = parse_options(cli);
 	std::vector<std::string> names = {"begin", "end", "error", "timer.s(N)", "timer.ms(N)",
 					  "timer.us(N)", "timer.ns(N)", "timer.hz(N)",
+					  "timer.ms(N).randomize(M)", "timer.profile",
 					  "perf.event(\"E\").sample(N)", "perf.event(\"E\").hz(N)",
 					  "perf.type(T).config(C).sample(N)",
 					  "perf.type(T).config(C).hz(N)"};
@@ -329,6 +433,8 @@ std::string module_cache_key(const Cli &cli, const Parsed &parsed, const Transla
 	}
 	k.add("pmu.fallback", topts.pmu_fallback);
 	k.add("pmu.arch", topts.pmu_arch);
+	// pass 2 checks @pmu_thread against these: a cache hit must not skip that
+	k.add("target", topts.at_boot ? "at-boot" : topts.has_target ? "1" : "0");
 	k.add("libpfm", pmu::Resolver::pfm_version());
 	for (const auto &[n, v] : topts.defines)
 		k.add("define", n + "=" + v);
@@ -348,6 +454,45 @@ std::string module_cache_key(const Cli &cli, const Parsed &parsed, const Transla
 	return k.hex();
 }
 
+// "1 probe", "2 probes"
+std::string count(size_t n, const std::string &what)
+{
+	return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+}
+
+// Pass 2's -v line: what the script amounts to.
+std::string pass2_summary(const Elaborated &elab)
+{
+	size_t functions = 0;
+	for (const FunctionInfo &f : elab.sema.functions)
+		functions += f.used;
+	return "Pass 2: analyzed script: " + count(elab.sema.instances.size(), "probe") + ", " +
+	       count(functions, "function") + ", " + count(elab.sema.globals.size(), "global") +
+	       ", " + count(elab.sema.events.size(), "PMU event");
+}
+
+// Pass 4 failed: the compiler's errors at the script locations of the C
+// they are in (translator/cmap.h), make's whole output with -v.
+int kbuild_failed(const Cli &cli, const KbuildResult &kres, const Parsed &parsed,
+		  const Translated &tr, const TranslateOptions &topts, const std::string &work)
+{
+	if (cli.verbose)
+		std::cerr << kres.log;
+	std::string where = " (generated C kept in " + work + ")";
+	if (!kres.c_path.empty()) {
+		std::vector<const SourceFile *> sources{parsed.source.get()};
+		for (const auto &t : parsed.tapset_sources)
+			sources.push_back(t.get());
+		std::cerr << cmap::explain_failure(kres.log, tr.c_source, kres.c_path, sources,
+						   topts.defines)
+				     .text;
+		if (!kres.log_path.empty())
+			where = "; make's output is in " + kres.log_path + ", the C in " + kres.c_path;
+	}
+	std::cerr << "stap-pmu: error: " << kres.error << where << "\n";
+	return 1;
+}
+
 int run(const Cli &cli)
 {
 	Timer timer(cli.verbose);
@@ -358,6 +503,9 @@ int run(const Cli &cli)
 	topts.pmu_arch = !cli.arch.empty() ? cli.arch : cli.vm_arch;
 	topts.module_name = cli.module_name;
 	topts.version = STAP_PMU_VERSION;
+	topts.has_target = !cli.command.empty() || cli.target_pid > 0;
+	topts.at_boot = cli.vm_at_boot;
+	topts.guru = cli.guru;
 	for (const std::string &d : cli.defines) {
 		size_t eq = d.find('=');
 		std::string name = d.substr(0, eq);
@@ -376,7 +524,8 @@ int run(const Cli &cli)
 	ParseOptions popts = parse_options(cli);
 	set_dwarf_config(cli, popts);
 	Parsed parsed = parse_pass(load_script(cli), popts, diags);
-	timer.pass("Pass 1: parsed user script");
+	timer.pass("Pass 1: parsed user script and " +
+		   count(parsed.tapset_sources.size(), "library script"));
 	if (diags.has_errors()) {
 		diags.render(std::cerr);
 		return 1;
@@ -409,11 +558,12 @@ int run(const Cli &cli)
 		ko_path = *cached_ko;
 		if (cli.verbose)
 			std::cerr << "Pass 3-4: using cached module " << ko_path << "\n";
-		timer.pass("Pass 3-4: cache hit");
 	} else {
+		timer.restart();
 		elab = elaborate_pass(parsed, topts, diags);
 		diags.render(std::cerr);
-		timer.pass("Pass 2: analyzed script");
+		if (!diags.has_errors())
+			timer.pass(pass2_summary(elab));
 		if (cli.verbose && !elab.sema.events.empty() && !diags.has_errors())
 			for (const std::string &line : pmu_summary(elab.pmu))
 				std::cerr << line << "\n";
@@ -423,14 +573,15 @@ int run(const Cli &cli)
 			print_elaborated(parsed, elab, std::cout);
 			return 0;
 		}
+		timer.restart();
 		tr = translate_pass(parsed, elab, topts);
-		timer.pass("Pass 3: translated to C");
 		if (cli.pass == 3) {
+			timer.pass("Pass 3: translated to C");
 			std::cout << tr.c_source;
 			return 0;
 		}
-
 		work = make_work_dir();
+		timer.pass("Pass 3: translated to C into \"" + work + "/" + module_name + ".c\"");
 		KbuildRequest kr;
 		kr.module_name = module_name;
 		kr.c_source = tr.c_source;
@@ -451,13 +602,11 @@ int run(const Cli &cli)
 				kr.cross_compile = "aarch64-linux-gnu-";
 		}
 		KbuildResult kres = kbuild(kr);
-		timer.pass("Pass 4: compiled C into \"" + module_name + ".ko\" for " + bt.tree.release);
 		if (!kres.ok) {
-			std::cerr << kres.log;
-			std::cerr << "stap-pmu: error: " << kres.error << " (generated C kept in " << work
-				  << ")\n";
-			return 1;
+			timer.pass("Pass 4: compilation failed");
+			return kbuild_failed(cli, kres, parsed, tr, topts, work);
 		}
+		timer.pass("Pass 4: compiled C into \"" + module_name + ".ko\" for " + bt.tree.release);
 		ko_path = kres.ko_path;
 		if (!cli.no_cache) {
 			std::string err;
@@ -509,6 +658,7 @@ int run(const Cli &cli)
 	}
 
 	int rc;
+	timer.restart();
 	if (cli.vm) {
 		vm::VmOptions vo;
 		vo.module_path = ko_path;
@@ -527,6 +677,7 @@ int run(const Cli &cli)
 		vo.extra_modules = cli.vm_modules;
 		vo.timeout_s = cli.vm_timeout;
 		vo.verbose = cli.verbose > 0;
+		vo.json_output = cli.output_format == "json";
 		vo.keep_temp = cli.keep;
 		int out_fd = -1;
 		if (!cli.output.empty()) {
@@ -545,6 +696,7 @@ int run(const Cli &cli)
 		lo.target_pid = cli.target_pid;
 		lo.command = cli.command;
 		lo.output_file = cli.output;
+		lo.json = cli.output_format == "json";
 		lo.verbose = cli.verbose > 0;
 		rc = loader::run_module(lo);
 	}
@@ -597,6 +749,7 @@ int main(int argc, char **argv)
 		loader::SessionOptions so;
 		so.module_name = cli.attach.empty() ? cli.stop : cli.attach;
 		so.output_file = cli.output;
+		so.json = cli.output_format == "json";
 		so.verbose = cli.verbose > 0;
 		return cli.attach.empty() ? loader::stop_module(so) : loader::attach_module(so);
 	}

@@ -32,6 +32,7 @@ Script Parser::run()
 		} else if (cur().kind == Tok::Embedded) {
 			s.order.push_back({'e', s.embedded.size()});
 			s.embedded.push_back(cur().text);
+			s.embedded_locs.push_back(cur().loc);
 			advance();
 		} else {
 			error_here("expected 'probe', 'global' or 'function' at top level, found " +
@@ -209,6 +210,7 @@ bool Parser::function(Script &s, bool is_private)
 	}
 	if (cur().kind == Tok::Embedded) {
 		f.embedded = cur().text;
+		f.embedded_loc = cur().loc;
 		advance();
 	} else if (cur().punct("{")) {
 		f.body = block();

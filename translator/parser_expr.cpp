@@ -130,6 +130,8 @@ ExprPtr Parser::unary()
 ExprPtr Parser::postfix()
 {
 	ExprPtr e = primary();
+	if (e && cur().punct("->") && !member_chain(*e))
+		return nullptr;
 	while (e && (cur().punct("++") || cur().punct("--"))) {
 		auto p = std::make_unique<Expr>(ExprKind::IncDec, cur().loc);
 		p->text = cur().text;
@@ -143,6 +145,35 @@ ExprPtr Parser::postfix()
 		return in_array(std::move(in));
 	}
 	return e;
+}
+
+// "->member" steps after @cast(...), or after a target variable written
+// with spaces around '->' ("$p->f" lexes as one name)
+bool Parser::member_chain(Expr &e)
+{
+	bool cast = e.kind == ExprKind::AtCall && e.text == "cast";
+	bool tvar = e.kind == ExprKind::Var && e.text.size() > 1 && e.text[0] == '$' &&
+		    e.text[1] != '$';
+	if (!cast && !tvar) {
+		error_here("'->' can only follow a target variable or @cast(...)");
+		return false;
+	}
+	while (cur().punct("->")) {
+		advance();
+		const Token &m = cur();
+		if ((m.kind != Tok::Ident && m.kind != Tok::Keyword) || m.text[0] == '$') {
+			error_here("expected a member name after '->', found " + describe(m));
+			return false;
+		}
+		if (cast) {
+			e.members.push_back(m.text);
+			e.member_locs.push_back(m.loc);
+		} else {
+			e.text += "->" + m.text;
+		}
+		advance();
+	}
+	return true;
 }
 
 ExprPtr Parser::in_array(ExprPtr in)

@@ -94,6 +94,8 @@ private:
 
 	ExprPtr postfix();
 
+	bool member_chain(Expr &e);
+
 	ExprPtr in_array(ExprPtr in);
 
 	bool call_args(Expr &call);

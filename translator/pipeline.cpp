@@ -42,6 +42,22 @@ Elaborated elaborate_pass(const Parsed &p, const TranslateOptions &opts, Diagnos
 	e.sema = analyze(p.script, diags);
 	if (diags.has_errors())
 		return e;
+	// @pmu_thread counters are created for the target's task when the
+	// module loads: there must be one then
+	for (const EventUse &ev : e.sema.events) {
+		if (!ev.per_thread)
+			continue;
+		if (opts.at_boot)
+			diags.error(ev.loc, "@pmu_thread needs a target process when the module loads; "
+					    "--vm-at-boot loads it before the command starts",
+				    "drop --vm-at-boot, or use @pmu for per-CPU counters");
+		else if (!opts.has_target)
+			diags.error(ev.loc, "@pmu_thread needs a target process",
+				    "use -c CMD or -x PID");
+		else
+			continue;
+		return e;
+	}
 	PmuOptions po;
 	po.targets = opts.pmu_targets;
 	po.fallback = opts.pmu_fallback;
@@ -69,6 +85,7 @@ std::string script_hash(const std::string &text, const TranslateOptions &opts)
 	for (auto &[n, v] : opts.defines)
 		mix(n + "=" + v);
 	mix(opts.version);
+	mix(opts.guru ? "guru" : "");
 	char buf[17];
 	std::snprintf(buf, sizeof(buf), "%016" PRIx64, h);
 	return buf;
@@ -87,6 +104,7 @@ Translated translate_pass(const Parsed &p, const Elaborated &e, const TranslateO
 	in.script_hash = t.script_hash;
 	in.version = opts.version;
 	in.defines = opts.defines;
+	in.guru = opts.guru;
 	if (!e.sema.events.empty()) {
 		in.pmu_targets = pmu::pmu_targets_string(e.pmu.table);
 		in.pmu_tables_c = pmu::emit_pmu_tables(e.pmu.table);
@@ -140,11 +158,15 @@ void print_elaborated(const Parsed &p, const Elaborated &e, std::ostream &os)
 	os << "# events\n";
 	for (size_t i = 0; i < e.sema.events.size(); i++) {
 		os << i << " " << e.sema.events[i].name;
+		if (e.sema.events[i].per_thread)
+			os << " /* per-thread */";
 		if (e.sema.events[i].sampling) {
 			if (e.sema.events[i].sample_freq)
 				os << " /* sampling, " << e.sema.events[i].sample_freq << " Hz */";
-			else
+			else if (e.sema.events[i].sample_period)
 				os << " /* sampling, period " << e.sema.events[i].sample_period << " */";
+			else
+				os << " /* sampling, every tick (timer.profile) */";
 		}
 		if (i < e.pmu.table.missing.size() && !e.pmu.table.missing[i].empty()) {
 			os << " /* missing on:";

@@ -23,6 +23,12 @@ struct TranslateOptions {
 	std::vector<std::pair<std::string, std::string>> defines;
 	std::string module_name; // "" = stap_pmu_<hash>
 	std::string version;
+	// -c CMD or -x PID given: the module is loaded with a target process
+	// (@pmu_thread needs one); at_boot: --vm-at-boot, the module loads
+	// before any command exists
+	bool has_target = false;
+	bool at_boot = false;
+	bool guru = false; // -g: embedded C, %p prints raw addresses
 };
 
 // What pass 1 needs besides the script: the target kernel's facts for the

@@ -208,12 +208,41 @@ private:
 			return 0;
 		}
 		m.body.assign(t.begin() + static_cast<long>(i + 1), t.begin() + static_cast<long>(j));
+		// a bad -D value is reported; the script's body stays (no follow-up errors)
+		if (auto d = in_.defines.find(name); d != in_.defines.end())
+			override(m, name, d->second);
 		if (macros_.count(name)) {
 			diags_.error(m.loc, "macro '" + name + "' is defined twice");
 			return 0;
 		}
 		macros_[name] = std::move(m);
 		return j + 1;
+	}
+
+	// -D NAME=VALUE: VALUE's tokens become the body of @define NAME (the
+	// script's body is its default); they point at the macro's name
+	void override(Macro &m, const std::string &name, const std::string &value)
+	{
+		if (!m.params.empty()) {
+			diags_.error(m.loc, "-D " + name + " cannot replace macro '" + name +
+						    "', which takes parameters");
+			return;
+		}
+		SourceFile src("-D " + name, value);
+		Diagnostics scratch;
+		std::vector<Token> toks = lex(src, scratch);
+		if (scratch.has_errors()) {
+			diags_.error(m.loc, "-D " + name + "=" + value +
+						    " does not give script tokens for macro '" + name +
+						    "': " + scratch.all().front().message,
+				     "VALUE is script code, as in C: a string needs its quotes, -D '" +
+					     name + "=\"text\"'");
+			return;
+		}
+		toks.pop_back(); // Tok::End
+		for (Token &tk : toks)
+			tk.loc = m.loc;
+		m.body = std::move(toks);
 	}
 
 	size_t expand(const std::vector<Token> &t, size_t i, size_t end, std::vector<Token> &out,

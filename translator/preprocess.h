@@ -20,6 +20,9 @@ struct PreprocInput {
 	std::string arch;      // "x86_64"
 	std::map<std::string, std::string> config; // CONFIG_X -> "y", "m", "\"str\"", "123"
 	bool guru = false;     // -g: embedded C allowed
+	// -D NAME=VALUE: replaces the body of the script's @define NAME (a
+	// macro without parameters) with VALUE's tokens
+	std::map<std::string, std::string> defines;
 };
 
 // Defaults describing the running host (uname), no CONFIG_ values.

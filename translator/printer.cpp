@@ -47,8 +47,12 @@ std::string expr_str(const Expr &e, bool top)
 		return e.prefix ? e.text + expr_str(*e.args[0], false)
 				: expr_str(*e.args[0], false) + e.text;
 	case ExprKind::Call:
-	case ExprKind::AtCall:
-		return (e.kind == ExprKind::AtCall ? "@" : "") + e.text + "(" + list(e.args) + ")";
+	case ExprKind::AtCall: {
+		std::string s = (e.kind == ExprKind::AtCall ? "@" : "") + e.text + "(" + list(e.args) + ")";
+		for (const std::string &m : e.members) // @cast(...)->m
+			s += "->" + m;
+		return s;
+	}
 	case ExprKind::Index:
 		return e.text + "[" + list(e.args) + "]";
 	case ExprKind::In:

@@ -83,9 +83,6 @@ void Checker::declare_functions()
 		}
 		if (find_builtin(f.name) || is_special_builtin(f.name))
 			diags_.error(f.loc, "function '" + f.name + "' has the name of a builtin");
-		if (!f.body) {
-			diags_.error(f.loc, "functions written in embedded C are not supported yet");
-		}
 		FunctionInfo fi;
 		fi.fn = &f;
 		fi.ret = f.ret;

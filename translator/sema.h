@@ -49,6 +49,9 @@ struct EventUse {
 	bool sampling = false;
 	uint64_t sample_period = 0;
 	uint64_t sample_freq = 0;
+	// @pmu_thread("E"): a per-task counter of the target's threads (and the
+	// tasks they create), never shared with @pmu reads of the same name
+	bool per_thread = false;
 };
 
 struct ProbeBody {
@@ -86,9 +89,10 @@ struct SemaResult {
 	std::vector<EventUse> events;         // distinct @pmu events, first use first
 	std::unordered_map<const Expr *, Type> types;
 	std::unordered_map<const Expr *, const Symbol *> symbols; // Var/Index/In -> symbol
-	std::unordered_map<const Expr *, size_t> event_of;       // @pmu -> event index
+	std::unordered_map<const Expr *, size_t> event_of;       // @pmu, @pmu_thread -> event index
 	std::unordered_map<const Expr *, size_t> tvar_of;        // $x, @entry($x) -> body tvar index
 	std::unordered_map<const Expr *, int64_t> const_of;      // @defined($x) -> 0 or 1
+	std::unordered_map<const Expr *, dwarf::Access> cast_of; // @cast(...)->m -> member steps
 	std::unordered_map<const Expr *, Format> formats;        // printf/sprintf -> format
 	std::unordered_map<const Expr *, size_t> call_of;        // Call -> function index
 	// foreach: array, keys, value; try: catch variable

@@ -196,7 +196,7 @@ bool Checker::const_long(const Expr &e, int64_t &out)
 
 Type Checker::at_call(const Expr &e)
 {
-	if (e.text == "pmu")
+	if (e.text == "pmu" || e.text == "pmu_thread")
 		return pmu_call(e);
 	if (stat_ops.count(e.text)) {
 		Symbol *sym = stat_operand(e, "@" + e.text);
@@ -250,6 +250,16 @@ Type Checker::at_call(const Expr &e)
 		}
 		return set(e, Type::Void);
 	}
+	if (e.text == "cast") {
+		cast_op(e, false);
+		return set(e, Type::Long);
+	}
+	if (e.text == "defined" && e.args.size() == 1 && e.args[0]->kind == ExprKind::AtCall &&
+	    e.args[0]->text == "cast") {
+		r_.const_of[&e] = cast_op(*e.args[0], true) ? 1 : 0;
+		set(*e.args[0], Type::Long);
+		return set(e, Type::Long);
+	}
 	if ((e.text == "entry" || e.text == "defined") && e.args.size() == 1 &&
 	    e.args[0]->kind == ExprKind::Var && e.args[0]->text[0] == '$') {
 		if (e.text == "entry") {
@@ -264,39 +274,48 @@ Type Checker::at_call(const Expr &e)
 		error(e.loc, "@" + e.text + "() takes one target variable, e.g. @" + e.text + "($x)");
 		return set(e, Type::Long);
 	}
-	if (e.text == "cast" || e.text == "var" || e.text == "perf") {
+	if (e.text == "var" || e.text == "perf") {
 		error(e.loc, "'@" + e.text + "' is not supported yet");
 		for (const ExprPtr &a : e.args)
 			if (a->kind != ExprKind::Var || a->text[0] != '$')
 				expr(*a);
 		return set(e, Type::Long);
 	}
-	std::vector<std::string> names = {"pmu", "hist_log", "hist_linear"};
+	std::vector<std::string> names = {"pmu", "pmu_thread", "hist_log", "hist_linear"};
 	names.insert(names.end(), stat_ops.begin(), stat_ops.end());
+	names.push_back("cast");
 	std::string near = closest_name(e.text, names);
 	error(e.loc, "unknown operator '@" + e.text + "'",
 	      near.empty() ? "" : "did you mean '@" + near + "'?");
 	return set(e, Type::Unknown);
 }
 
+// @pmu("E") (per-CPU counter) and @pmu_thread("E") (per-task counter of the
+// target's threads): one event per distinct name and kind
 Type Checker::pmu_call(const Expr &e)
 {
+	const bool thread = e.text == "pmu_thread";
+	const std::string op = "@" + e.text;
 	if (e.args.size() != 1 || e.args[0]->kind != ExprKind::String) {
-		error(e.loc, "@pmu takes one event name in quotes, e.g. @pmu(\"cycles\")");
+		error(e.loc, op + " takes one event name in quotes, e.g. " + op + "(\"cycles\")");
 		return set(e, Type::Long);
 	}
 	const Expr &name = *e.args[0];
 	set(name, Type::String);
 	if (name.text.empty()) {
-		error(name.loc, "@pmu event name is empty");
+		error(name.loc, op + " event name is empty");
 		return set(e, Type::Long);
 	}
 	size_t idx = r_.events.size();
 	for (size_t i = 0; i < r_.events.size(); i++)
-		if (r_.events[i].name == name.text && !r_.events[i].sampling)
+		if (r_.events[i].name == name.text && !r_.events[i].sampling &&
+		    r_.events[i].per_thread == thread)
 			idx = i;
-	if (idx == r_.events.size())
-		r_.events.push_back({name.text, name.loc});
+	if (idx == r_.events.size()) {
+		EventUse u{name.text, name.loc};
+		u.per_thread = thread;
+		r_.events.push_back(u);
+	}
 	r_.event_of[&e] = idx;
 	return set(e, Type::Long);
 }

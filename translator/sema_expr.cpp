@@ -75,9 +75,9 @@ Type Checker::expr(const Expr &e)
 		return call(e);
 	case ExprKind::AtCall:
 		return at_call(e);
-	case ExprKind::EmbeddedC:
-		error(e.loc, "embedded C expressions are not supported yet");
-		return set(e, Type::Long);
+	case ExprKind::EmbeddedC: // a C expression: long, or string with /* string */
+		return set(e, e.text.find("/* string */") != std::string::npos ? Type::String
+									      : Type::Long);
 	}
 	return Type::Unknown;
 }

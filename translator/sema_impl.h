@@ -99,6 +99,8 @@ private:
 
 	Type var(const Expr &e);
 
+	bool cast_op(const Expr &e, bool quiet);
+
 	Symbol *array_ref(const std::string &name, SourceLoc loc, const Expr *owner,
 			  const std::vector<ExprPtr> *keys, size_t nkeys);
 
@@ -152,6 +154,8 @@ private:
 	bool report_ = false;
 	size_t cur_body_ = SIZE_MAX;
 	bool changed_ = false;
+	// @cast expressions resolved (each once): the error, or none
+	std::unordered_map<const Expr *, std::optional<dwarf::CastError>> casts_;
 };
 
 } // namespace stap_pmu::sema_impl

@@ -97,8 +97,8 @@ bool Checker::target_var(const Expr &e, const std::string &spelling, bool entry,
 		if (!p.func) {
 			error(e.loc, "target variable '" + spelling + "' in '" + p.name +
 					     "', which has no DWARF",
-			      "target variables need kernel.function(\"f\") or "
-			      "module(\"m\").function(\"f\")");
+			      "target variables need kernel.function(\"f\"), "
+			      "module(\"m\").function(\"f\") or kernel.trace(\"sys:event\")");
 			ok = false;
 			continue;
 		}
@@ -129,6 +129,44 @@ bool Checker::target_var(const Expr &e, const std::string &spelling, bool entry,
 
 Type Checker::var(const Expr &e)
 {
+	if (e.text == "$$parms" || e.text == "$$vars") {
+		// every argument of a tracepoint or DWARF function at entry,
+		// "name=0x... ..." (stp_parms)
+		bool ok = cur_body_ != SIZE_MAX;
+		for (ProbeInstance &pi : r_.instances) {
+			if (!ok || pi.body != cur_body_ || pi.point.kind == ProbeKind::Tracepoint)
+				continue;
+			if (!pi.point.func) {
+				error(e.loc, "'" + e.text + "' in '" + pi.point.name + "', which has no DWARF",
+				      "$$parms needs kernel.function(\"f\"), "
+				      "module(\"m\").function(\"f\") or kernel.trace(\"sys:event\")");
+				return set(e, Type::Unknown);
+			}
+			if (pi.point.kind == ProbeKind::Kretprobe) {
+				error(e.loc, "'" + e.text + "' in '" + pi.point.name +
+						     "': a .return probe has no parameters",
+				      "read them with @entry($name)");
+				return set(e, Type::Unknown);
+			}
+			if (!pi.point.parms.empty() || pi.point.func->params.empty())
+				continue;
+			for (const dwarf::Param &prm : pi.point.func->params) {
+				std::string err;
+				std::optional<dwarf::Access> a;
+				if (prm.arg >= 0)
+					a = dwarf::target_access(*pi.point.func, "$" + prm.name, false, err);
+				if (a && !a->offsets.empty())
+					a.reset(); // a struct passed by value: not one register
+				pi.point.parms.emplace_back(prm.name, a);
+			}
+		}
+		if (!ok) {
+			error(e.loc, "'" + e.text + "' used in a function; only probe bodies have it",
+			      "pass it to the function as an argument");
+			return set(e, Type::Unknown);
+		}
+		return set(e, Type::String);
+	}
 	if (!e.text.empty() && e.text[0] == '$') {
 		target_var(e, e.text, false, false);
 		return set(e, Type::Long);
@@ -142,6 +180,69 @@ Type Checker::var(const Expr &e)
 		return set(e, Type::Unknown);
 	}
 	return set(e, sym->type);
+}
+
+// @cast(p, "type"[, "module"])->member...: p read as the address of the
+// type, which is looked up once per expression in the module's DWARF (it
+// does not depend on the probe point, so functions may use it too). quiet
+// (@defined): no errors; false when it cannot be read.
+bool Checker::cast_op(const Expr &e, bool quiet)
+{
+	auto report = [&](SourceLoc loc, std::string msg, std::string hint = {}) {
+		if (!quiet)
+			error(loc, std::move(msg), std::move(hint));
+	};
+	if (e.args.size() < 2 || e.args.size() > 3) {
+		report(e.loc, "@cast takes an address, a type and optionally a module",
+		       "e.g. @cast(p, \"struct NAME\", \"MODULE\")->member");
+		for (const ExprPtr &a : e.args)
+			expr(*a);
+		return false;
+	}
+	expect_type(*e.args[0], Type::Long, "the address given to @cast");
+	Type at = r_.type_of(*e.args[0]);
+	bool ok = at == Type::Long || at == Type::Unknown;
+	for (size_t i = 1; i < e.args.size(); i++) {
+		const Expr &a = *e.args[i];
+		if (a.kind == ExprKind::String) {
+			set(a, Type::String);
+			continue;
+		}
+		report(a.loc, std::string("@cast's ") + (i == 1 ? "type" : "module") +
+				      " must be a string literal",
+		       i == 1 ? "e.g. @cast(p, \"struct task_struct\")->pid"
+			      : "e.g. @cast(p, \"struct NAME\", \"MODULE\")->member");
+		expr(a);
+		ok = false;
+	}
+	if (e.members.empty()) {
+		report(e.loc, "@cast needs ->member",
+		       "read a member through the address: @cast(p, \"struct NAME\")->member");
+		ok = false;
+	} else if (e.members.size() > 8) {
+		report(e.member_locs[8], "@cast(...) has more than 8 member steps");
+		ok = false;
+	}
+	if (!ok)
+		return false;
+	auto it = casts_.find(&e);
+	if (it == casts_.end()) {
+		dwarf::CastError err;
+		auto acc = dwarf::cast_access(e.args.size() > 2 ? e.args[2]->text : "kernel",
+					      e.args[1]->text, e.members, err);
+		if (acc)
+			r_.cast_of[&e] = *acc;
+		it = casts_.emplace(&e, acc ? std::nullopt : std::optional(err)).first;
+	}
+	if (!it->second)
+		return true;
+	const dwarf::CastError &ce = *it->second;
+	SourceLoc loc = ce.part == dwarf::CastError::Member ? e.member_locs[ce.member]
+			: ce.part == dwarf::CastError::Type ? e.args[1]->loc
+			: e.args.size() > 2                 ? e.args[2]->loc
+							    : e.loc;
+	report(loc, ce.msg, ce.hint);
+	return false;
 }
 
 // Resolves an array reference (a[k...], [k...] in a, foreach); checks keys.

@@ -184,6 +184,10 @@ std::vector<std::unique_ptr<SourceFile>> resolve_tapsets(Script &script,
 				p.from_tapset = true;
 				script.probes.push_back(std::move(p));
 			}
+			for (size_t e = 0; e < t.embedded.size(); e++) {
+				script.embedded.push_back(std::move(t.embedded[e]));
+				script.embedded_locs.push_back(t.embedded_locs[e]);
+			}
 			used.push_back(std::move(tapsets[i].source));
 		}
 	}

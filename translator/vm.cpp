@@ -225,6 +225,8 @@ std::string init_script(const VmOptions &o)
 	std::string loader = "stap-pmu-loader";
 	if (o.verbose)
 		loader += " -v";
+	if (o.json_output)
+		loader += " -f json";
 	if (!o.command.empty())
 		loader += " -c " + shell_quote(o.command);
 	loader += " " + shell_quote(guest_module_path(o));

@@ -50,6 +50,7 @@ struct VmOptions {
 	std::vector<std::string> extra_qemu_args;
 	int timeout_s = 300;              // whole VM run, boot included
 	int stop_grace_s = 15;            // after "stop" is sent, before QEMU is killed
+	bool json_output = false;         // --output-format json: the guest loader's -f json
 	int output_fd = 1;                // script output
 	int error_fd = 2;                 // loader errors, warnings, our messages
 	bool verbose = false;             // also passes -v to the guest loader

@@ -55,7 +55,8 @@ std::string at_boot_init_script(const VmOptions &o)
 	s += "\twatcher=$!\n";
 	s += "\twait $c\n";
 	s += "\tkill $watcher 2>/dev/null\n";
-	s += std::string("\tstap-pmu-loader") + (o.verbose ? " -v" : "") + " -S " + shell_quote(name) +
+	s += std::string("\tstap-pmu-loader") + (o.verbose ? " -v" : "") +
+	     (o.json_output ? " -f json" : "") + " -S " + shell_quote(name) +
 	     " >" + out + " 2>" + err + "\n";
 	s += "\trc=$?\n";
 	s += "fi\n";

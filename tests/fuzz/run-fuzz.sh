@@ -7,7 +7,8 @@
 # inputs the run added that pass semantics must compile with kbuild
 # (tests/corpus/generated-c.sh, at most FUZZ_COMPILE_MAX of them, default 40). The
 # seed is fixed (FUZZ_SEED overrides) so that CI explores the same inputs
-# each run; longer exploratory runs should vary it.
+# each run; longer exploratory runs should vary it. FUZZ_TIMEOUT (seconds per
+# input, default 10) can be raised for runs on a loaded machine.
 set -eu
 src=$1 build=$2 secs=${3:-60}
 out=$build/fuzz
@@ -39,7 +40,7 @@ rm -rf "$work"
 mkdir -p "$work"
 cp "$src"/tests/fuzz/corpus/* "$work"/
 cd "$out"
-"$bin" -seed="${FUZZ_SEED:-20261129}" -max_total_time="$secs" -timeout=10 -max_len=4096 -rss_limit_mb=2048 \
+"$bin" -seed="${FUZZ_SEED:-20261129}" -max_total_time="$secs" -timeout="${FUZZ_TIMEOUT:-10}" -max_len=4096 -rss_limit_mb=2048 \
 	-print_final_stats=1 "$work" 2>&1 | tail -25
 rc=${PIPESTATUS[0]}
 if ((rc != 0)); then

@@ -73,6 +73,34 @@ TEST(Language, PreprocessorComparesVersionsNumerically)
 		  "probe begin\n{\n  x = ((1 + (2 * 1)) + 2);\n}\n");
 }
 
+TEST(Language, CommandLineDefinesReplaceMacroBodies)
+{
+	PreprocInput in;
+	in.defines["EV"] = "\"cycles:k\"";
+	in.defines["P"] = "5000";
+	in.defines["N"] = "2 * 3";
+	in.defines["UNUSED"] = "1"; // only a C define: no macro of that name
+	// the script's bodies are the defaults; -D NAME=VALUE's tokens replace them
+	EXPECT_EQ(preprocessed("@define EV %( \"llc-misses\" %) @define P %( 1 %)\n"
+			       "@define N %( 1 %) @define K %( 4 %)\n"
+			       "probe perf.event(@EV).sample(@P) { x = @K * @N }",
+			       in),
+		  "probe perf.event(\"cycles:k\").sample(5000)\n{\n  x = ((4 * 2) * 3);\n}\n");
+	// errors point at the @define: a value that does not lex, a macro with parameters
+	in.defines = {{"EV", "\"open"}, {"SQ", "1"}};
+	std::string out = preprocessed("@define EV %( \"x\" %)\n@define SQ(a) %( @a %)\n"
+				       "probe begin { println(@EV, @SQ(2)) }",
+				       in);
+	EXPECT_NE(out.find("t.stp:1:9: error: -D EV=\"open does not give script tokens for macro "
+			   "'EV': unterminated string literal"),
+		  std::string::npos)
+		<< out;
+	EXPECT_NE(out.find("t.stp:2:9: error: -D SQ cannot replace macro 'SQ', which takes "
+			   "parameters"),
+		  std::string::npos)
+		<< out;
+}
+
 TEST(Language, AliasesExpandToTheirPoints)
 {
 	Checked c("probe two = kprobe.function(\"a\"), kprobe.function(\"b\") { n = 1 }\n"

@@ -129,4 +129,63 @@ TEST(PmuCompactTables, FourPortableEventsForEveryX86PmuFitIn1K)
 	EXPECT_NE(c.find("/* " + std::to_string(bytes) + " bytes: "), std::string::npos) << c;
 }
 
+// @pmu_thread: events of their own (not shared with @pmu of the same name),
+// flagged for the runtime, read through stp_pmu_thread_read.
+TEST(PmuThread, SeparateEventsFlaggedForTheRuntime)
+{
+	Checked c("global a, b\nprobe kprobe.function(\"vfs_read\") {\n"
+		  "\ta = @pmu_thread(\"perf::task-clock\") - @pmu(\"perf::task-clock\")\n"
+		  "\tb = @pmu_thread(\"perf::task-clock\") + @pmu_thread(\"cycles\")\n}\n"
+		  "probe perf.event(\"cycles\").sample(1000) { b++ }\n"
+		  "probe end { printf(\"%d %d\\n\", a, b) }");
+	ASSERT_FALSE(c.diags.has_errors()) << c.rendered();
+	ASSERT_EQ(c.sema.events.size(), 4u);
+	EXPECT_EQ(c.sema.events[0].name, "perf::task-clock");
+	EXPECT_TRUE(c.sema.events[0].per_thread);
+	EXPECT_EQ(c.sema.events[0].loc.str(), "t.stp:3:18");
+	EXPECT_EQ(c.sema.events[1].name, "perf::task-clock");
+	EXPECT_FALSE(c.sema.events[1].per_thread);
+	EXPECT_EQ(c.sema.events[2].name, "cycles");
+	EXPECT_TRUE(c.sema.events[2].per_thread);
+	EXPECT_TRUE(c.sema.events[3].sampling);
+	EXPECT_FALSE(c.sema.events[3].per_thread);
+	CodegenInput in;
+	in.script = &c.script;
+	in.sema = &c.sema;
+	in.module_name = "m";
+	std::string src = generate_c(in);
+	EXPECT_NE(src.find("#define STP_PMU_THREAD_EVENTS { 1, 0, 1, 0 }\n"), std::string::npos)
+		<< src;
+	EXPECT_NE(src.find("stp_pmu_thread_read(c, 0) - (u64)stp_pmu_read(c, 1)"), std::string::npos)
+		<< src;
+	EXPECT_NE(src.find("stp_pmu_thread_read(c, 0) + (u64)stp_pmu_thread_read(c, 2)"),
+		  std::string::npos)
+		<< src;
+}
+
+TEST(PmuThread, NoFlagsWithoutPmuThread)
+{
+	Checked c("global a\nprobe begin { a = @pmu(\"cycles\") }");
+	ASSERT_FALSE(c.diags.has_errors()) << c.rendered();
+	CodegenInput in;
+	in.script = &c.script;
+	in.sema = &c.sema;
+	in.module_name = "m";
+	EXPECT_EQ(generate_c(in).find("STP_PMU_THREAD_EVENTS"), std::string::npos);
+}
+
+TEST(PmuThread, ArgumentErrors)
+{
+	EXPECT_EQ(first_error("probe begin { x = @pmu_thread(cycles) }"),
+		  "t.stp:1:19: @pmu_thread takes one event name in quotes, e.g. "
+		  "@pmu_thread(\"cycles\")");
+	EXPECT_EQ(first_error("probe begin { x = @pmu_thread(\"a\", \"b\") }"),
+		  "t.stp:1:19: @pmu_thread takes one event name in quotes, e.g. "
+		  "@pmu_thread(\"cycles\")");
+	EXPECT_EQ(first_error("probe begin { x = @pmu_thread(\"\") }"),
+		  "t.stp:1:31: @pmu_thread event name is empty");
+	EXPECT_EQ(first_error("probe begin { x = @pmu_thred(\"cycles\") }"),
+		  "t.stp:1:19: unknown operator '@pmu_thred' [did you mean '@pmu_thread'?]");
+}
+
 } // namespace

@@ -105,10 +105,11 @@ TEST(Sema, ProbePointErrors)
 	EXPECT_EQ(first_error("probe kernl.function(\"f\") {}"),
 		  "t.stp:1:7: unknown probe point 'kernl.function(\"f\")' [probe points known: "
 		  "begin, end, error, kprobe[.module(\"m\")].function(\"f\")[.return], "
-		  "timer.ms(N)/s/us/ns/hz, "
+		  "timer.ms(N)/s/us/ns/hz[.randomize(M)], timer.profile, "
 		  "perf.event(\"E\").sample(N)/.hz(F), perf.type(T).config(C).sample(N), "
 		  "kernel.function(\"pattern\")[.call|.return], "
-		  "module(\"m\").function(\"pattern\")[.call|.return]]");
+		  "module(\"m\").function(\"pattern\")[.call|.return], "
+		  "kernel.trace(\"subsystem:event\")]");
 	EXPECT_EQ(first_error("probe kernel.functio(\"f\") {}"),
 		  "t.stp:1:14: expected kernel.function(\"pattern\") in 'kernel.functio(\"f\")'");
 	EXPECT_EQ(first_error("probe kprobe.function(\"a*\") {}"),

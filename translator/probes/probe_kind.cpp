@@ -12,20 +12,33 @@ static const ProbeProvider *const providers[] = {
 	&perf_provider,
 	&dwarf_kernel_provider,
 	&dwarf_module_provider,
+	&tracepoint_provider,
 };
+
+// The provider of pp: one naming pp's second component first.
+static const ProbeProvider *provider_of(const ProbePoint &pp)
+{
+	const auto &cs = pp.components;
+	for (const ProbeProvider *p : providers)
+		if (p->second && cs[0].name == p->first && cs.size() > 1 && cs[1].name == p->second)
+			return p;
+	for (const ProbeProvider *p : providers)
+		if (!p->second && cs[0].name == p->first)
+			return p;
+	return nullptr;
+}
 
 std::optional<ResolvedPoint> resolve_probe_point(const ProbePoint &pp, Diagnostics &diags)
 {
 	const ProbeComponent &first = pp.components.front();
-	for (const ProbeProvider *p : providers)
-		if (first.name == p->first) {
-			if (p->resolve)
-				return p->resolve(pp, diags);
-			auto v = p->resolve_many(pp, diags);
-			if (!v)
-				return std::nullopt;
-			return std::move(v->front());
-		}
+	if (const ProbeProvider *p = provider_of(pp)) {
+		if (p->resolve)
+			return p->resolve(pp, diags);
+		auto v = p->resolve_many(pp, diags);
+		if (!v)
+			return std::nullopt;
+		return std::move(v->front());
+	}
 	std::string known;
 	for (const ProbeProvider *p : providers)
 		known += std::string(known.empty() ? "" : ", ") + p->summary;
@@ -37,10 +50,8 @@ std::optional<ResolvedPoint> resolve_probe_point(const ProbePoint &pp, Diagnosti
 std::optional<std::vector<ResolvedPoint>> resolve_probe_points(const ProbePoint &pp,
 							       Diagnostics &diags)
 {
-	const ProbeComponent &first = pp.components.front();
-	for (const ProbeProvider *p : providers)
-		if (first.name == p->first && p->resolve_many)
-			return p->resolve_many(pp, diags);
+	if (const ProbeProvider *p = provider_of(pp); p && p->resolve_many)
+		return p->resolve_many(pp, diags);
 	auto r = resolve_probe_point(pp, diags);
 	if (!r)
 		return std::nullopt;
@@ -59,6 +70,7 @@ const char *probe_kind_name(ProbeKind k)
 	case ProbeKind::Timer: return "timer";
 	case ProbeKind::Error: return "error";
 	case ProbeKind::Perf: return "perf";
+	case ProbeKind::Tracepoint: return "tracepoint";
 	}
 	return "?";
 }

@@ -14,7 +14,7 @@
 
 namespace stap_pmu {
 
-enum class ProbeKind { Begin, End, Kprobe, Kretprobe, Timer, Error, Perf };
+enum class ProbeKind { Begin, End, Kprobe, Kretprobe, Timer, Error, Perf, Tracepoint };
 
 // One probe point after resolution: what the runtime must register.
 struct ResolvedPoint {
@@ -26,7 +26,13 @@ struct ResolvedPoint {
 	// variables of the body, in the order of the body's spellings (sema)
 	std::shared_ptr<const dwarf::Function> func;
 	std::vector<dwarf::Access> tvars;
+	// $$parms of a DWARF entry probe: each parameter's name and how to read
+	// it (nothing: not in a register at entry, printed as "?")
+	std::vector<std::pair<std::string, std::optional<dwarf::Access>>> parms;
+	std::string tracepoint; // kernel.trace: the tracepoint's name ("sched_switch")
 	uint64_t period_ns = 0; // timers
+	uint64_t randomize_ns = 0; // timers: each period is period_ns +- up to this
+	bool tick_period = false;  // timer.profile: perf::cpu-clock every TICK_NSEC
 	SourceLoc loc;
 	// perf (sampling): the event ("perf::cpu-clock", "cycles", or
 	// "perf.type(T).config(C)"), one of period/freq, and the event's index
@@ -47,6 +53,9 @@ struct ProbeProvider {
 	// Providers whose points expand to several (wildcards) set this instead.
 	std::optional<std::vector<ResolvedPoint>> (*resolve_many)(const ProbePoint &pp,
 								  Diagnostics &diags) = nullptr;
+	// Set: the provider owns only points whose second component is this
+	// ("trace" of kernel.trace); it is tried before those of the same first.
+	const char *second = nullptr;
 };
 
 // Providers, defined one per file in probes/.
@@ -58,6 +67,7 @@ extern const ProbeProvider timer_provider;
 extern const ProbeProvider perf_provider;
 extern const ProbeProvider dwarf_kernel_provider;
 extern const ProbeProvider dwarf_module_provider;
+extern const ProbeProvider tracepoint_provider;
 
 // Resolves any probe point, reporting unknown ones with the list of kinds.
 std::optional<ResolvedPoint> resolve_probe_point(const ProbePoint &pp, Diagnostics &diags);

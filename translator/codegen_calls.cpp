@@ -89,10 +89,16 @@ std::string Emitter::call(const Expr &e)
 		return "0";
 	if (b->may_fail)
 		may_fail_ = true;
+	std::vector<const Expr *> args;
+	for (const ExprPtr &a : e.args)
+		args.push_back(a.get());
+	std::string pre;
+	std::vector<std::string> v = operands(args, pre);
 	std::string out;
 	for (const char *p = b->c_template; *p; p++) {
 		if (*p == '$' && p[1] >= '1' && p[1] <= '9') {
-			out += expr(*e.args[p[1] - '1']);
+			size_t i = static_cast<size_t>(p[1] - '1');
+			out += i < v.size() ? v[i] : "0";
 			p++;
 		} else if (*p == '$' && p[1] == 't') {
 			out += temp();
@@ -101,7 +107,7 @@ std::string Emitter::call(const Expr &e)
 			out += *p;
 		}
 	}
-	return out;
+	return pre.empty() ? out : "({ " + pre + out + "; })";
 }
 
 std::string Emitter::user_call(const Expr &e, const FunctionInfo &f)
@@ -145,8 +151,13 @@ std::string Emitter::printf_call(const Expr &e)
 	bool s = e.text == "sprintf";
 	std::string out = s ? "((const char *)stp_sprintf(" + temp() + ", " + c_string(f.kernel_fmt)
 			    : "stp_printf(c, " + c_string(f.kernel_fmt);
-	for (size_t i = 0; i < f.args.size() && i + 1 < e.args.size(); i++) {
-		std::string a = expr(*e.args[i + 1]);
+	std::vector<const Expr *> args;
+	for (size_t i = 0; i < f.args.size() && i + 1 < e.args.size(); i++)
+		args.push_back(e.args[i + 1].get());
+	std::string pre;
+	std::vector<std::string> v = operands(args, pre);
+	for (size_t i = 0; i < v.size(); i++) {
+		const std::string &a = v[i];
 		switch (f.args[i].conv) {
 		case 's': out += ", " + a; break;
 		case 'c':
@@ -155,7 +166,8 @@ std::string Emitter::printf_call(const Expr &e)
 		default: out += ", (long long)(" + a + ")"; break;
 		}
 	}
-	return out + (s ? "))" : ")");
+	out += s ? "))" : ")";
+	return pre.empty() ? out : "({ " + pre + out + "; })";
 }
 
 std::string Emitter::stat_of(const Expr &v)

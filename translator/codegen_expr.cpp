@@ -116,6 +116,43 @@ std::string Emitter::cast_ref(const Expr &e)
 	       "); })";
 }
 
+// Whether evaluating e can change a variable (or anything else).
+static bool has_side_effect(const Expr &e)
+{
+	switch (e.kind) {
+	case ExprKind::Assign:
+	case ExprKind::IncDec:
+	case ExprKind::Call:
+	case ExprKind::EmbeddedC:
+		return true;
+	default:
+		break;
+	}
+	for (const ExprPtr &a : e.args)
+		if (a && has_side_effect(*a))
+			return true;
+	return false;
+}
+
+std::vector<std::string> Emitter::operands(const std::vector<const Expr *> &args, std::string &pre)
+{
+	std::vector<std::string> out;
+	bool seq = false;
+	for (const Expr *a : args)
+		seq |= has_side_effect(*a);
+	for (const Expr *a : args) {
+		std::string v = expr(*a);
+		if (seq) {
+			std::string t = uniq("q_");
+			pre += (sema_.type_of(*a) == Type::String ? "const char *" : "s64 ") + t + " = " +
+			       v + "; ";
+			v = t;
+		}
+		out.push_back(v);
+	}
+	return out;
+}
+
 std::string Emitter::binary(const Expr &e)
 {
 	const std::string &op = e.text;
@@ -123,13 +160,16 @@ std::string Emitter::binary(const Expr &e)
 		// short circuit: a failing right side is checked by the caller
 		return "((s64)(" + expr(*e.args[0]) + " " + op + " " + expr(*e.args[1]) + "))";
 	}
-	std::string a = expr(*e.args[0]);
-	std::string b = expr(*e.args[1]);
+	std::string pre;
+	std::vector<std::string> v = operands({e.args[0].get(), e.args[1].get()}, pre);
+	std::string r;
 	if (op == ".")
-		return "stp_concat(" + temp() + ", " + a + ", " + b + ")";
-	if (sema_.type_of(*e.args[0]) == Type::String)
-		return "((s64)(stp_strcmp(" + a + ", " + b + ") " + op + " 0))";
-	return arith(op, a, b);
+		r = "stp_concat(" + temp() + ", " + v[0] + ", " + v[1] + ")";
+	else if (sema_.type_of(*e.args[0]) == Type::String)
+		r = "((s64)(stp_strcmp(" + v[0] + ", " + v[1] + ") " + op + " 0))";
+	else
+		r = arith(op, v[0], v[1]);
+	return pre.empty() ? r : "({ " + pre + r + "; })";
 }
 
 std::string Emitter::arith(const std::string &op, const std::string &a, const std::string &b)
@@ -186,6 +226,12 @@ std::string Emitter::assign(const Expr &e)
 		const char *fn = op == ".=" ? "stp_strlcat" : "stp_strlcpy";
 		return std::string("({ ") + fn + "(" + l + ", " + rhs + "); (const char *)" + l +
 		       "; })";
+	}
+	if (has_side_effect(*e.args[1])) {
+		// x = --x: the right side's change is done before the store
+		std::string v = uniq("v_");
+		std::string val = op == "=" ? v : arith(op.substr(0, op.size() - 1), l, v);
+		return "({ s64 " + v + " = " + rhs + "; " + l + " = " + val + "; })";
 	}
 	if (op == "=")
 		return "(" + l + " = " + rhs + ")";

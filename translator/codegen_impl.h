@@ -139,6 +139,14 @@ private:
 
 	std::string binary(const Expr &e);
 
+	// The C of args, in order. When one of them has a side effect (an
+	// assignment, ++/--, a call, embedded C), each is first stored in a
+	// temporary so that C sees them sequenced left to right, as the script
+	// does (x++ + x++ and f(x, x++) are undefined in C otherwise): pre gets
+	// the declarations to put before the use, the result names the
+	// temporaries.
+	std::vector<std::string> operands(const std::vector<const Expr *> &args, std::string &pre);
+
 	std::string arith(const std::string &op, const std::string &a, const std::string &b);
 
 	std::string assign(const Expr &e);

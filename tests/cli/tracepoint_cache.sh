@@ -13,13 +13,8 @@
 #    amd64 and, cross-compiled, for arm64.
 set -u
 stap_pmu=$(realpath "$1")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-export STAP_PMU_MODULE_CACHE=$work/cache STAP_PMU_KBUILD_LOG=$work/kbuild.log
-fail=0
-say() { echo "FAIL: $*"; fail=1; }
-makes() { [[ -f $STAP_PMU_KBUILD_LOG ]] && wc -l <"$STAP_PMU_KBUILD_LOG" || echo 0; }
+# shellcheck source=../lib/isolated-cache.sh
+source "$(dirname "$(realpath "$0")")/../lib/isolated-cache.sh"
 entries() { find cache -name 'stp_tq_*.ko' | wc -l; }
 want='kernel.trace("sched:sched_switch") $preempt:bool $prev:struct task_struct* $next:struct task_struct* $prev_state:unsigned int'
 

@@ -9,13 +9,8 @@
 #  - --stop / --attach of a module that is not loaded: a clear error.
 set -u
 stap_pmu=$1 src=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-export STAP_PMU_MODULE_CACHE=$work/cache STAP_PMU_KBUILD_LOG=$work/kbuild.log
-fail=0
-say() { echo "FAIL: $*"; fail=1; }
-makes() { [[ -f $STAP_PMU_KBUILD_LOG ]] && wc -l <"$STAP_PMU_KBUILD_LOG" || echo 0; }
+# shellcheck source=../lib/isolated-cache.sh
+source "$(dirname "$(realpath "$0")")/../lib/isolated-cache.sh"
 script='probe begin { printf("%d\n", @pmu("perf::cpu-clock")) }'
 version=$("$stap_pmu" -V | awk 'NR == 1 {print $2}')
 

@@ -3,7 +3,7 @@
 //   stap-pmu-loader [-o FILE] [-f FORMAT] [-v] -A NAME   attach to a loaded module (--attach)
 //   stap-pmu-loader [-o FILE] [-f FORMAT] [-v] -S NAME   stop and unload it (--stop)
 // FORMAT: text (default) or json (one JSON object per output record).
-#include "translator/loader.h"
+#include "translator/run/loader.h"
 
 #include <unistd.h>
 

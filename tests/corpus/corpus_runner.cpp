@@ -21,9 +21,9 @@
 #include <iostream>
 #include <sstream>
 
-#include "translator/parser.h"
-#include "translator/printer.h"
-#include "translator/sema.h"
+#include "translator/frontend/parser.h"
+#include "translator/frontend/printer.h"
+#include "translator/sema/sema.h"
 
 namespace fs = std::filesystem;
 using namespace stap_pmu;

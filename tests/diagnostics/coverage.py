@@ -2,7 +2,7 @@
 """coverage.py SOURCE_DIR [--list] - every diagnostic kind is produced by a test.
 
 A diagnostic kind is the message template at one call of the translator's
-reporters in translator/*.cpp and translator/probes/*.cpp:
+reporters in translator/**/*.cpp:
   - Diagnostics::error / ::warning on any object (diags.error(loc, MSG, hint)),
   - their wrappers: error(loc, MSG) (sema's Checker), error_here(MSG) and
     error_at(loc, MSG) (the parser), warning(loc, MSG),
@@ -143,8 +143,7 @@ REPORTER = re.compile(
 
 
 def kinds():
-    files = sorted(glob.glob(os.path.join(src, "translator", "*.cpp")) +
-                   glob.glob(os.path.join(src, "translator", "probes", "*.cpp")))
+    files = sorted(glob.glob(os.path.join(src, "translator", "**", "*.cpp"), recursive=True))
     out = []
     for path in files:
         base = os.path.basename(path)

@@ -13,9 +13,9 @@
 #include <string>
 #include <string_view>
 
-#include "translator/parser.h"
-#include "translator/pipeline.h"
-#include "translator/printer.h"
+#include "translator/frontend/parser.h"
+#include "translator/driver/pipeline.h"
+#include "translator/frontend/printer.h"
 
 using namespace stap_pmu;
 

@@ -5,10 +5,10 @@
 
 #include <algorithm>
 
-#include "translator/cmap.h"
-#include "translator/codegen.h"
-#include "translator/parser.h"
-#include "translator/sema.h"
+#include "translator/codegen/cmap.h"
+#include "translator/codegen/codegen.h"
+#include "translator/frontend/parser.h"
+#include "translator/sema/sema.h"
 
 using namespace stap_pmu;
 

@@ -1,9 +1,9 @@
 // deploy_test.cpp - kernel mismatch and signature messages, the module cache
 // key, the --vm-at-boot /init and the --initramfs hook (docs/deploy.md).
-#include "translator/boot.h"
-#include "translator/cache.h"
-#include "translator/loader.h"
-#include "translator/vm.h"
+#include "translator/build/boot.h"
+#include "translator/build/cache.h"
+#include "translator/run/loader.h"
+#include "translator/run/vm.h"
 
 #include <gtest/gtest.h>
 

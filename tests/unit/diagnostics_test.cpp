@@ -1,7 +1,7 @@
 // diagnostics_test.cpp - the rendered form of errors, warnings and hints.
 #include <gtest/gtest.h>
 
-#include "translator/diagnostics.h"
+#include "translator/frontend/diagnostics.h"
 
 using namespace stap_pmu;
 

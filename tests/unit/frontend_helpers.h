@@ -4,10 +4,10 @@
 #include <sstream>
 #include <string>
 
-#include "translator/diagnostics.h"
-#include "translator/parser.h"
-#include "translator/printer.h"
-#include "translator/sema.h"
+#include "translator/frontend/diagnostics.h"
+#include "translator/frontend/parser.h"
+#include "translator/frontend/printer.h"
+#include "translator/sema/sema.h"
 
 namespace stap_pmu::test {
 

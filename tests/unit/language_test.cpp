@@ -4,9 +4,9 @@
 #include <gtest/gtest.h>
 
 #include "frontend_helpers.h"
-#include "translator/codegen.h"
-#include "translator/lexer.h"
-#include "translator/preprocess.h"
+#include "translator/codegen/codegen.h"
+#include "translator/frontend/lexer.h"
+#include "translator/frontend/preprocess.h"
 
 using namespace stap_pmu;
 using stap_pmu::test::Checked;

@@ -1,7 +1,7 @@
 // lexer_test.cpp - tokens, literals, comments and lexical errors.
 #include <gtest/gtest.h>
 
-#include "translator/lexer.h"
+#include "translator/frontend/lexer.h"
 
 using namespace stap_pmu;
 

@@ -1,5 +1,5 @@
 // Unit tests for the pure parts of translator/loader.{h,cpp}.
-#include "translator/loader.h"
+#include "translator/run/loader.h"
 
 #include <elf.h>
 #include <gtest/gtest.h>

@@ -4,7 +4,7 @@
 
 #include "frontend_helpers.h"
 #include "pmu/fat_table.h"
-#include "translator/codegen.h"
+#include "translator/codegen/codegen.h"
 
 using namespace stap_pmu;
 using stap_pmu::test::Checked;

@@ -1,7 +1,7 @@
 // The records stream of /proc/<module>/records and its JSON form.
-#include "translator/loader.h"
-#include "translator/records.h"
-#include "translator/vm.h"
+#include "translator/run/loader.h"
+#include "translator/run/records.h"
+#include "translator/run/vm.h"
 
 #include <gtest/gtest.h>
 

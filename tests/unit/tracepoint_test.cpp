@@ -11,8 +11,8 @@
 #include <fstream>
 
 #include "frontend_helpers.h"
-#include "translator/codegen.h"
-#include "translator/tracequery.h"
+#include "translator/codegen/codegen.h"
+#include "translator/kernelinfo/tracequery.h"
 
 using namespace stap_pmu;
 using stap_pmu::test::Checked;

@@ -1,6 +1,6 @@
 // Unit tests for the pure parts of translator/kernel.{h,cpp} and translator/vm.{h,cpp}.
-#include "translator/kernel.h"
-#include "translator/vm.h"
+#include "translator/kernelinfo/kernel.h"
+#include "translator/run/vm.h"
 
 #include <elf.h>
 #include <gtest/gtest.h>

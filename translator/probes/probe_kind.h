@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "translator/ast.h"
-#include "translator/diagnostics.h"
-#include "translator/dwarf.h"
+#include "translator/frontend/ast.h"
+#include "translator/frontend/diagnostics.h"
+#include "translator/kernelinfo/dwarf.h"
 
 namespace stap_pmu {
 

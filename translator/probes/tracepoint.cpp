@@ -6,8 +6,8 @@
 #include <fnmatch.h>
 
 #include "translator/probes/probe_kind.h"
-#include "translator/suggest.h"
-#include "translator/tracequery.h"
+#include "translator/support/suggest.h"
+#include "translator/kernelinfo/tracequery.h"
 
 namespace stap_pmu {
 

@@ -1,0 +1,178 @@
+// tracequery_build.cpp - builds tracepoint query modules (tracequery.h) for
+// the target kernel with kbuild, through the module cache.
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <mutex>
+#include <sstream>
+
+#include "translator/build/cache.h"
+#include "translator/build/kbuild.h"
+#include "translator/kernelinfo/kernel.h"
+#include "translator/support/paths.h"
+#include "translator/kernelinfo/tracequery.h"
+
+namespace fs = std::filesystem;
+
+namespace stap_pmu::tracequery {
+
+namespace {
+
+// Work directories of uncached queries: their .ko stays open for DWARF
+// reads until the process ends.
+std::vector<std::string> &leftovers()
+{
+	static auto *v = new std::vector<std::string>; // outlives the atexit handler
+	return *v;
+}
+
+void remove_leftovers()
+{
+	for (const std::string &d : leftovers()) {
+		std::error_code ec;
+		fs::remove_all(d, ec);
+	}
+}
+
+// The compiler's first error lines, for the hint.
+std::string first_errors(const std::string &log)
+{
+	std::istringstream in(log);
+	std::string line, out;
+	int n = 0;
+	while (n < 3 && std::getline(in, line))
+		if (line.find("error:") != std::string::npos) {
+			out += (out.empty() ? "" : "\n") + line;
+			n++;
+		}
+	return out;
+}
+
+std::optional<Target> resolve_target(const BuilderOptions &o, std::string &err)
+{
+	std::string host = kernel::host_debian_arch();
+	std::string arch = o.arch.empty() ? host : kernel::normalize_arch(o.arch);
+	if (arch.empty()) {
+		err = "unsupported architecture '" + o.arch + "'";
+		return std::nullopt;
+	}
+	bool foreign = arch != host;
+	kernel::BuildTree tree;
+	try {
+		if (foreign) {
+			kernel::GuestKernel g = kernel::find_foreign_kernel(arch, o.release);
+			tree = {g.build_dir, g.release, g.arch};
+		} else if (o.vm) {
+			kernel::GuestKernel g = kernel::find_guest_kernel(o.release, false, false);
+			tree = {g.build_dir, g.release, g.arch};
+		} else {
+			tree = kernel::find_build_tree(o.release);
+		}
+	} catch (const kernel::Error &e) {
+		err = e.what();
+		return std::nullopt;
+	}
+	Target t;
+	t.tree = tree.dir;
+	t.release = tree.release;
+	for (const std::string &v : o.kbuild_vars) {
+		if (v.rfind("CROSS_COMPILE=", 0) == 0)
+			t.cross_compile = v.substr(strlen("CROSS_COMPILE="));
+		else if (v.find('=') != std::string::npos)
+			t.make_vars.push_back(v);
+	}
+	if (foreign) {
+		t.arch = tree.arch;
+		if (t.cross_compile.empty() && arch == "arm64")
+			t.cross_compile = "aarch64-linux-gnu-";
+	}
+	return t;
+}
+
+std::optional<std::string> build(const BuilderOptions &o, const Target &t, const std::string &name,
+				 const std::string &src, std::string &err, std::string &detail)
+{
+	auto start = std::chrono::steady_clock::now();
+	cache::Key k;
+	k.add("tracequery", "1");
+	k.add("source", src);
+	cache::add_build_tree(k, t.tree, t.release);
+	k.add("arch", t.arch);
+	k.add("cross", t.cross_compile);
+	for (const std::string &v : t.make_vars)
+		k.add("kbuild.var", v);
+	// the header itself (found where the query's #include finds it)
+	std::string sys = src.substr(src.find("<trace/events/") + 14);
+	sys = sys.substr(0, sys.find(".h>"));
+	for (const std::string &d : include_dirs(t.tree)) {
+		std::string h = d + "/trace/events/" + sys + ".h";
+		if (fs::exists(h)) {
+			k.add_file("header", h);
+			break;
+		}
+	}
+	const std::string key = k.hex(), dir = cache::modules_dir();
+	if (o.use_cache)
+		if (auto p = cache::lookup(dir, key, name)) {
+			if (o.verbose)
+				std::cerr << "Pass 2: tracepoint query " << name << " from the module cache ("
+					  << *p << ")\n";
+			return p;
+		}
+	std::string tmpl = make_temp_dir("stap-pmu-tq", err);
+	if (tmpl.empty())
+		return std::nullopt;
+	KbuildRequest kr;
+	kr.module_name = name;
+	kr.c_source = src;
+	kr.build_tree = t.tree;
+	kr.runtime_dir = tmpl;
+	kr.work_dir = tmpl;
+	kr.arch = t.arch;
+	kr.cross_compile = t.cross_compile;
+	kr.make_vars = t.make_vars;
+	kr.extra_ccflags = "-g";
+	KbuildResult res = kbuild(kr);
+	if (!res.ok) {
+		err = res.error;
+		detail = first_errors(res.log);
+		std::error_code ec;
+		fs::remove_all(tmpl, ec);
+		return std::nullopt;
+	}
+	if (o.verbose)
+		std::cerr << "Pass 2: built tracepoint query " << name << " in "
+			  << std::chrono::duration_cast<std::chrono::milliseconds>(
+				     std::chrono::steady_clock::now() - start)
+				     .count()
+			  << "ms\n";
+	if (o.use_cache) {
+		std::string serr;
+		if (auto p = cache::store(dir, key, name, res.ko_path, &serr)) {
+			std::error_code ec;
+			fs::remove_all(tmpl, ec);
+			return p;
+		}
+		std::cerr << "stap-pmu: warning: module cache: " << serr << "\n";
+	}
+	static std::once_flag once;
+	std::call_once(once, [] { std::atexit(remove_leftovers); });
+	leftovers().push_back(tmpl);
+	return res.ko_path;
+}
+
+} // namespace
+
+void setup_builder(const BuilderOptions &opts)
+{
+	Config &c = config();
+	c.target = [opts](std::string &err) { return resolve_target(opts, err); };
+	c.build = [opts](const Target &t, const std::string &name, const std::string &src,
+			 std::string &err, std::string &detail) {
+		return build(opts, t, name, src, err, detail);
+	};
+}
+
+} // namespace stap_pmu::tracequery

@@ -1,0 +1,31 @@
+// codegen.h - C code generation: checked script -> one kernel module source
+// file following the contract in docs/runtime.md.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "translator/frontend/ast.h"
+#include "translator/sema/sema.h"
+
+namespace stap_pmu {
+
+struct CodegenInput {
+	const Script *script = nullptr;
+	const SemaResult *sema = nullptr;
+	std::string module_name;
+	std::string script_hash;
+	std::string pmu_targets;  // "skl,perf" for modinfo
+	std::string pmu_tables_c; // emitted by pmu/ fat table builder ("" if no events)
+	std::vector<std::pair<std::string, std::string>> defines; // -D NAME=VALUE
+	std::string version;
+	bool guru = false; // -g: %p prints raw addresses
+};
+
+std::string generate_c(const CodegenInput &in);
+
+// C string literal for s (escapes quotes, backslashes, controls, '?').
+std::string c_string(const std::string &s);
+
+} // namespace stap_pmu

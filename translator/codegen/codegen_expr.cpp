@@ -1,0 +1,265 @@
+// codegen_expr.cpp - Emitter: expressions, variable references, assignments.
+#include "translator/codegen/codegen_impl.h"
+
+namespace stap_pmu::codegen_impl {
+
+// ---- expressions ----
+std::string Emitter::temp()
+{
+	std::string t = ctx_.prefix + "t" + std::to_string(ctx_.temps++);
+	ctx_.max_temps = std::max(ctx_.max_temps, ctx_.temps);
+	return t;
+}
+
+std::string Emitter::var_ref(const Symbol &s)
+{
+	if (s.global)
+		return "g_" + s.name;
+	return local_ref(s);
+}
+
+std::string Emitter::ref_of(const Expr &v)
+{
+	const Symbol *s = sema_.symbol_of(v);
+	return s ? var_ref(*s) : "/*?*/0";
+}
+
+// (&(struct stp_key){ .n = { [0] = a }, .s = { [1] = b } })
+std::string Emitter::key(const Expr &e)
+{
+	const Symbol *sym = sema_.symbol_of(e);
+	std::string n, s;
+	for (size_t i = 0; i < e.args.size(); i++) {
+		Type t = sym && i < sym->keys.size() ? sym->keys[i] : Type::Long;
+		std::string v = "[" + std::to_string(i) + "] = " + expr(*e.args[i]);
+		std::string &dst = t == Type::String ? s : n;
+		dst += (dst.empty() ? "" : ", ") + v;
+	}
+	return "(&(struct stp_key){ .n = { " + n + " }, .s = { " + s + " } })";
+}
+
+std::string Emitter::expr(const Expr &e)
+{
+	switch (e.kind) {
+	case ExprKind::Number:
+		if (e.number == INT64_MIN)
+			return "S64_MIN";
+		return "((s64)" + std::to_string(e.number) + "LL)";
+	case ExprKind::String:
+		return c_string(e.text);
+	case ExprKind::Var:
+		if (e.text == "$$parms" || e.text == "$$vars") {
+			may_fail_ = true;
+			return "stp_parms(c, " + temp() + ")";
+		}
+		if (!e.text.empty() && e.text[0] == '$')
+			return tvar_ref(e);
+		return ref_of(e);
+	case ExprKind::Index: {
+		const Symbol *sym = sema_.symbol_of(e);
+		if (!sym)
+			return "0";
+		std::string fn = sym->type == Type::String ? "stp_map_get_str" : "stp_map_get_long";
+		return fn + "(&g_" + sym->name + ", " + key(e) + ")";
+	}
+	case ExprKind::In: {
+		const Symbol *sym = sema_.symbol_of(e);
+		if (!sym)
+			return "0";
+		return "stp_map_exists(&g_" + sym->name + ", " + key(e) + ")";
+	}
+	case ExprKind::Unary:
+		if (e.text == "-")
+			return "((s64)(0 - (u64)" + expr(*e.args[0]) + "))";
+		if (e.text == "!")
+			return "((s64)!" + expr(*e.args[0]) + ")";
+		return "(" + e.text + expr(*e.args[0]) + ")";
+	case ExprKind::Binary:
+		return binary(e);
+	case ExprKind::Ternary:
+		return "(" + expr(*e.args[0]) + " ? " + expr(*e.args[1]) + " : " +
+		       expr(*e.args[2]) + ")";
+	case ExprKind::Assign:
+		return assign(e);
+	case ExprKind::IncDec:
+		return incdec(e);
+	case ExprKind::Call:
+		return call(e);
+	case ExprKind::AtCall:
+		if (e.text == "cast")
+			return cast_ref(e);
+		return at_call(e);
+	case ExprKind::EmbeddedC: // the text, on lines of its own (cmap.h)
+		return std::string(sema_.type_of(e) == Type::String ? "((const char *)(" : "((s64)(") +
+		       cmap::embedded(e.loc, e.text) + "\n))";
+	}
+	return "0";
+}
+
+// @cast(p, "type")->m->m: the member steps resolved by sema, as a static
+// descriptor next to the read (runtime/stp_tvar.h)
+std::string Emitter::cast_ref(const Expr &e)
+{
+	auto it = sema_.cast_of.find(&e);
+	if (it == sema_.cast_of.end() || e.args.empty())
+		return "0";
+	const dwarf::Access &a = it->second;
+	may_fail_ = true;
+	std::string d = uniq("stp_cast_");
+	std::string off;
+	for (size_t j = 0; j < a.offsets.size(); j++)
+		off += (j ? ", " : " ") + std::to_string(a.offsets[j]);
+	return "({ static const struct stp_tvar " + d + " = { .size = " + std::to_string(a.size) +
+	       ", .is_signed = " + std::to_string(a.is_signed) + ", .nderef = " +
+	       std::to_string(a.offsets.size()) + ", .deref_last = " + std::to_string(a.deref_last) +
+	       ", .off = {" + off + " } }; stp_cast_get(c, " + expr(*e.args[0]) + ", &" + d +
+	       "); })";
+}
+
+// Whether evaluating e can change a variable (or anything else).
+static bool has_side_effect(const Expr &e)
+{
+	switch (e.kind) {
+	case ExprKind::Assign:
+	case ExprKind::IncDec:
+	case ExprKind::Call:
+	case ExprKind::EmbeddedC:
+		return true;
+	default:
+		break;
+	}
+	for (const ExprPtr &a : e.args)
+		if (a && has_side_effect(*a))
+			return true;
+	return false;
+}
+
+std::vector<std::string> Emitter::operands(const std::vector<const Expr *> &args, std::string &pre)
+{
+	std::vector<std::string> out;
+	bool seq = false;
+	for (const Expr *a : args)
+		seq |= has_side_effect(*a);
+	for (const Expr *a : args) {
+		std::string v = expr(*a);
+		if (seq) {
+			std::string t = uniq("q_");
+			pre += (sema_.type_of(*a) == Type::String ? "const char *" : "s64 ") + t + " = " +
+			       v + "; ";
+			v = t;
+		}
+		out.push_back(v);
+	}
+	return out;
+}
+
+std::string Emitter::binary(const Expr &e)
+{
+	const std::string &op = e.text;
+	if (op == "&&" || op == "||") {
+		// short circuit: a failing right side is checked by the caller
+		return "((s64)(" + expr(*e.args[0]) + " " + op + " " + expr(*e.args[1]) + "))";
+	}
+	std::string pre;
+	std::vector<std::string> v = operands({e.args[0].get(), e.args[1].get()}, pre);
+	std::string r;
+	if (op == ".")
+		r = "stp_concat(" + temp() + ", " + v[0] + ", " + v[1] + ")";
+	else if (sema_.type_of(*e.args[0]) == Type::String)
+		r = "((s64)(stp_strcmp(" + v[0] + ", " + v[1] + ") " + op + " 0))";
+	else
+		r = arith(op, v[0], v[1]);
+	return pre.empty() ? r : "({ " + pre + r + "; })";
+}
+
+std::string Emitter::arith(const std::string &op, const std::string &a, const std::string &b)
+{
+	if (op == "/" || op == "%") {
+		may_fail_ = true;
+		return std::string(op == "/" ? "stp_div" : "stp_mod") + "(c, " + a + ", " + b + ")";
+	}
+	if (op == "<<")
+		return "((s64)((u64)" + a + " << (" + b + " & 63)))";
+	if (op == ">>")
+		return "((s64)(" + a + " >> (" + b + " & 63)))";
+	if (op == "==" || op == "!=" || op == "<" || op == ">" || op == "<=" || op == ">=")
+		return "((s64)(" + a + " " + op + " " + b + "))";
+	if (op == "+" || op == "-" || op == "*")
+		// Wrap like SystemTap (two's complement), no signed-overflow UB.
+		return "((s64)((u64)" + a + " " + op + " (u64)" + b + "))";
+	return "((s64)(" + a + " " + op + " " + b + "))";
+}
+
+std::string Emitter::assign(const Expr &e)
+{
+	const std::string &op = e.text;
+	const Expr &lhs = *e.args[0];
+	const Symbol *sym = sema_.symbol_of(lhs);
+	if (!sym)
+		return "0";
+	if (op == "<<<") {
+		std::string v = expr(*e.args[1]);
+		if (lhs.kind == ExprKind::Index) {
+			may_fail_ = true;
+			return "stp_map_stat_add(c, &g_" + sym->name + ", " + key(lhs) + ", " + v + ")";
+		}
+		return "stp_add_" + sym->name + "(" + v + ")";
+	}
+	Type t = sym->type;
+	std::string rhs = expr(*e.args[1]);
+	if (lhs.kind == ExprKind::Index) {
+		may_fail_ = true;
+		std::string k = key(lhs);
+		std::string v = uniq("v_");
+		if (t == Type::String) {
+			const char *fn = op == ".=" ? "stp_strlcat" : "stp_strlcpy";
+			return "({ const char *" + v + " = " + rhs + "; (const char *)" + fn +
+			       "(stp_map_sref(c, &g_" + sym->name + ", " + k + "), " + v + "); })";
+		}
+		std::string p = uniq("p_");
+		std::string val = op == "=" ? v : arith(op.substr(0, op.size() - 1), "*" + p, v);
+		return "({ s64 " + v + " = " + rhs + "; s64 *" + p + " = stp_map_lref(c, &g_" +
+		       sym->name + ", " + k + "); *" + p + " = " + val + "; })";
+	}
+	std::string l = var_ref(*sym);
+	if (t == Type::String) {
+		const char *fn = op == ".=" ? "stp_strlcat" : "stp_strlcpy";
+		return std::string("({ ") + fn + "(" + l + ", " + rhs + "); (const char *)" + l +
+		       "; })";
+	}
+	if (has_side_effect(*e.args[1])) {
+		// x = --x: the right side's change is done before the store
+		std::string v = uniq("v_");
+		std::string val = op == "=" ? v : arith(op.substr(0, op.size() - 1), l, v);
+		return "({ s64 " + v + " = " + rhs + "; " + l + " = " + val + "; })";
+	}
+	if (op == "=")
+		return "(" + l + " = " + rhs + ")";
+	return "(" + l + " = " + arith(op.substr(0, op.size() - 1), l, rhs) + ")";
+}
+
+std::string Emitter::incdec(const Expr &e)
+{
+	const Expr &t = *e.args[0];
+	const Symbol *sym = sema_.symbol_of(t);
+	if (!sym)
+		return "0";
+	std::string op = e.text == "++" ? "+" : "-";
+	if (t.kind == ExprKind::Index) {
+		may_fail_ = true;
+		std::string p = uniq("p_");
+		std::string upd = "*" + p + " = (s64)((u64)*" + p + " " + op + " 1)";
+		return "({ s64 *" + p + " = stp_map_lref(c, &g_" + sym->name + ", " + key(t) +
+		       "); " + (e.prefix ? upd + "; *" + p + ";"
+					 : "s64 o_ = *" + p + "; " + upd + "; o_;") +
+		       " })";
+	}
+	std::string v = var_ref(*sym);
+	std::string upd = v + " = (s64)((u64)" + v + " " + op + " 1)";
+	if (e.prefix)
+		return "(" + upd + ")";
+	std::string o = uniq("o_");
+	return "({ s64 " + o + " = " + v + "; " + upd + "; " + o + "; })";
+}
+
+} // namespace stap_pmu::codegen_impl

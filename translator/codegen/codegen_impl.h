@@ -1,0 +1,190 @@
+// codegen_impl.h - private to codegen*.cpp: the Emitter class that writes the module's C.
+#pragma once
+
+#include "translator/codegen/codegen.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <sstream>
+
+#include "translator/sema/builtins.h"
+#include "translator/codegen/cmap.h"
+
+namespace stap_pmu::codegen_impl {
+
+constexpr uint32_t log_buckets = 129;
+
+inline uint32_t hist_buckets(const Symbol &s)
+{
+	switch (s.hist) {
+	case HistKind::Log:
+		return log_buckets;
+	case HistKind::Linear:
+		return static_cast<uint32_t>((s.hist_hi - s.hist_lo) / s.hist_step + 3);
+	default:
+		return 0;
+	}
+}
+
+inline const char *ctype_enum(Type t)
+{
+	switch (t) {
+	case Type::String: return "STP_TSTR";
+	case Type::Stats: return "STP_TSTAT";
+	default: return "STP_TLONG";
+	}
+}
+
+inline bool is_scalar_stat(const Symbol &s)
+{
+	return s.global && !s.array && s.type == Type::Stats;
+}
+
+class Emitter {
+public:
+	explicit Emitter(const CodegenInput &in) : in_(in), sema_(*in.sema) {}
+
+	std::string run();
+
+private:
+	void header();
+
+	void guru_prelude();
+
+	bool has_maps() const;
+
+	static std::string local_decl(const Symbol &s);
+
+	void locals_union();
+
+	void frames_union();
+
+	void globals();
+
+	void hdesc(const Symbol &g);
+
+	void scalar_stat(const Symbol &g);
+
+	void maps_table();
+
+	static const char *kind_enum(ProbeKind k);
+
+	void tvar_tables();
+
+	void tracepoint_functions();
+
+	void probe_table();
+
+	// ---- bodies ----
+
+	// Where the body being generated keeps its locals and temporaries.
+	struct Ctx {
+		std::string prefix;   // "c->l.p3." or "f->"
+		bool fn = false;
+		unsigned temps = 0, max_temps = 0;
+		// enclosing foreach arrays, with the try depth they started at
+		std::vector<std::pair<std::string, size_t>> foreach;
+		std::vector<int> tries;             // catch label numbers
+		std::vector<std::string> continues; // what 'continue' does per loop
+	};
+
+	void function(size_t i, std::ostringstream &out);
+
+	void embedded_function(const FunctionInfo &f, std::ostringstream &out);
+
+	void body(size_t i, std::ostringstream &out);
+
+	std::ostream &line(int ind);
+
+	std::string error_exit();
+
+	std::string all_foreach_release();
+
+	static unsigned count_actions(const Stmt &s);
+
+	void block_body(const Stmt &s, int ind);
+
+	void checked(const Stmt &s, const std::string &code, bool may_fail, int ind);
+
+	std::string eval(const Expr &e, bool &may_fail);
+
+	void stmt(const Stmt &s, int ind);
+
+	void ret(const Stmt &s, int ind);
+
+	void loop(const Stmt &s, const Expr *init, const Expr *cond, const Expr *step, int ind);
+
+	std::string local_ref(const Symbol &s) { return ctx_.prefix + "l_" + s.name; }
+
+	void store_var(const Symbol &v, const std::string &val, Type t, int ind);
+
+	void foreach(const Stmt &s, int ind);
+
+	void try_stmt(const Stmt &s, int ind);
+
+	std::string del(const Expr &t, bool &mf);
+
+	std::string temp();
+
+	std::string uniq(const char *base) { return base + std::to_string(label_++); }
+
+	std::string var_ref(const Symbol &s);
+
+	std::string ref_of(const Expr &v);
+
+	std::string key(const Expr &e);
+
+	std::string expr(const Expr &e);
+
+	std::string binary(const Expr &e);
+
+	// The C of args, in order. When one of them has a side effect (an
+	// assignment, ++/--, a call, embedded C), each is first stored in a
+	// temporary so that C sees them sequenced left to right, as the script
+	// does (x++ + x++ and f(x, x++) are undefined in C otherwise): pre gets
+	// the declarations to put before the use, the result names the
+	// temporaries.
+	std::vector<std::string> operands(const std::vector<const Expr *> &args, std::string &pre);
+
+	std::string arith(const std::string &op, const std::string &a, const std::string &b);
+
+	std::string assign(const Expr &e);
+
+	std::string incdec(const Expr &e);
+
+	std::pair<std::string, std::string> print_piece(const Expr &a);
+
+	static std::string escape_percent(const std::string &s);
+
+	std::string print_call(const Expr &e);
+
+	std::string hist_print(const Expr &h);
+
+	std::string call(const Expr &e);
+
+	std::string user_call(const Expr &e, const FunctionInfo &f);
+
+	std::string printf_call(const Expr &e);
+
+	std::string stat_of(const Expr &v);
+
+	std::string tvar_ref(const Expr &e);
+
+	std::string cast_ref(const Expr &e);
+
+	std::string at_call(const Expr &e);
+
+	const CodegenInput &in_;
+	const SemaResult &sema_;
+	std::ostringstream os_;
+	std::ostringstream *out_ = nullptr;
+	std::vector<unsigned> body_temps_, fn_temps_;
+	std::string fn_decls_;
+	const FunctionInfo *fn_ = nullptr;
+	Ctx ctx_;
+	int label_ = 0;
+	bool may_fail_ = false;
+};
+
+} // namespace stap_pmu::codegen_impl

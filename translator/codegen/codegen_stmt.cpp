@@ -1,0 +1,403 @@
+// codegen_stmt.cpp - Emitter: function and probe bodies, statements, error exits.
+#include "translator/codegen/codegen_impl.h"
+
+namespace stap_pmu::codegen_impl {
+
+void Emitter::function(size_t i, std::ostringstream &out)
+{
+	const FunctionInfo &f = sema_.functions[i];
+	fn_temps_.resize(sema_.functions.size());
+	fn_decls_ += "static __maybe_unused void stp_fn_" + f.fn->name + "(struct stp_context *c);\n";
+	if (!f.fn->body) {
+		embedded_function(f, out);
+		return;
+	}
+	ctx_ = Ctx();
+	ctx_.prefix = "f->";
+	ctx_.fn = true;
+	fn_ = &f;
+	out << "/* function " << f.fn->name << " at " << f.fn->loc.str() << " */\n"
+	    << "static __maybe_unused void stp_fn_" << f.fn->name << "(struct stp_context *c)\n{\n"
+	    << "\tstruct stp_fr_" << f.fn->name
+	    << " *f __maybe_unused = &c->frames[c->nesting - 1].fn_" << f.fn->name << ";\n\n"
+	    << cmap::marker(f.fn->loc) << "\n";
+	for (auto &l : f.locals) {
+		if (l->param)
+			continue;
+		if (l->type == Type::String)
+			out << "\tf->l_" << l->name << "[0] = '\\0';\n";
+		else
+			out << "\tf->l_" << l->name << " = 0;\n";
+	}
+	out_ = &out;
+	block_body(*f.fn->body, 1);
+	out << "}\n" << cmap::end_marker() << "\n\n";
+	fn_temps_[i] = ctx_.max_temps;
+	fn_ = nullptr;
+}
+
+// function f:type(a, b) %{ C %}: the text runs with SystemTap's names for
+// the arguments (STAP_ARG_a), the value (STAP_RETVALUE, STAP_RETURN(v)) and
+// errors (STAP_ERROR(fmt, ...)).
+void Emitter::embedded_function(const FunctionInfo &f, std::ostringstream &out)
+{
+	const std::string &n = f.fn->name;
+	bool str = f.ret == Type::String;
+	out << "/* function " << n << " at " << f.fn->loc.str() << " (embedded C) */\n"
+	    << "static __maybe_unused void stp_fn_" << n << "(struct stp_context *c)\n{\n"
+	    << "\tstruct stp_fr_" << n << " *f __maybe_unused = &c->frames[c->nesting - 1].fn_" << n
+	    << ";\n\n"
+	    << "\tc->loc = " << c_string(f.fn->loc.str()) << ";\n";
+	for (auto &l : f.locals)
+		if (l->param)
+			out << "#define STAP_ARG_" << l->name << " (f->l_" << l->name << ")\n";
+	out << "#define STAP_RETVALUE (f->ret)\n"
+	    << (str ? "#define STAP_RETURN(v) do { stp_strlcpy(f->ret, (v)); return; } while (0)\n"
+		    : "#define STAP_RETURN(v) do { f->ret = (v); return; } while (0)\n")
+	    << "#define STAP_ERROR(...) do { if (!c->error) { scnprintf(c->errmsg, "
+	       "sizeof(c->errmsg), __VA_ARGS__); stp_error(c, c->errmsg); } return; } while (0)\n"
+	    << "\t{\n" << cmap::embedded(f.fn->embedded_loc, f.fn->embedded) << "\n\t}\n"
+	    << cmap::end_marker() << "\n";
+	for (auto &l : f.locals)
+		if (l->param)
+			out << "#undef STAP_ARG_" << l->name << "\n";
+	out << "#undef STAP_RETVALUE\n#undef STAP_RETURN\n#undef STAP_ERROR\n}\n\n";
+}
+
+void Emitter::body(size_t i, std::ostringstream &out)
+{
+	const ProbeBody &b = sema_.bodies[i];
+	ctx_ = Ctx();
+	ctx_.prefix = "c->l.p" + std::to_string(i) + ".";
+	out << "/* probe " << b.probe->loc.str() << " */\n"
+	    << "static void stp_probe_" << i << "(struct stp_context *c)\n{\n"
+	    << cmap::marker(b.probe->loc) << "\n";
+	for (auto &l : b.locals) {
+		if (l->type == Type::String)
+			out << "\t" << ctx_.prefix << "l_" << l->name << "[0] = '\\0';\n";
+		else
+			out << "\t" << ctx_.prefix << "l_" << l->name << " = 0;\n";
+	}
+	out_ = &out;
+	block_body(*b.body, 1);
+	out << "}\n" << cmap::end_marker() << "\n\n";
+	body_temps_[i] = ctx_.max_temps;
+}
+
+std::ostream &Emitter::line(int ind)
+{
+	for (int i = 0; i < ind; i++)
+		*out_ << '\t';
+	return *out_;
+}
+
+// What leaves the body after a script error: the enclosing catch, or
+// return; foreach iterations that end are released first.
+std::string Emitter::error_exit()
+{
+	size_t depth = ctx_.tries.size();
+	std::string out;
+	for (auto it = ctx_.foreach.rbegin(); it != ctx_.foreach.rend(); ++it) {
+		if (depth && it->second < depth)
+			break;
+		out += it->first + ".iterating = false; ";
+	}
+	std::string jump = depth ? "goto stp_catch_" + std::to_string(ctx_.tries.back()) + ";"
+				 : "return;";
+	return out.empty() ? jump : "{ " + out + jump + " }";
+}
+
+std::string Emitter::all_foreach_release()
+{
+	std::string out;
+	for (auto it = ctx_.foreach.rbegin(); it != ctx_.foreach.rend(); ++it)
+		out += it->first + ".iterating = false; ";
+	return out;
+}
+
+unsigned Emitter::count_actions(const Stmt &s)
+{
+	if (s.kind == StmtKind::Block) {
+		unsigned n = 0;
+		for (const StmtPtr &b : s.body)
+			if (b->kind != StmtKind::Block && b->kind != StmtKind::Empty)
+				n++;
+		return n;
+	}
+	return s.kind == StmtKind::Empty ? 0 : 1;
+}
+
+// The statements of a block, with its MAXACTION accounting first.
+void Emitter::block_body(const Stmt &s, int ind)
+{
+	unsigned n = count_actions(s);
+	if (n) {
+		line(ind) << "c->loc = " << c_string(s.loc.str()) << ";\n";
+		line(ind) << "if (unlikely(stp_actions(c, " << n << ")))\n";
+		line(ind + 1) << error_exit() << "\n";
+	}
+	if (s.kind == StmtKind::Block) {
+		for (const StmtPtr &b : s.body)
+			stmt(*b, ind);
+	} else {
+		stmt(s, ind);
+	}
+}
+
+// Emits code for e as a statement prefix check: sets c->loc and checks
+// the error after it when it can fail.
+void Emitter::checked(const Stmt &s, const std::string &code, bool may_fail, int ind)
+{
+	if (may_fail)
+		line(ind) << "c->loc = " << c_string(s.loc.str()) << ";\n";
+	line(ind) << "(void)(" << code << ");\n";
+	if (may_fail) {
+		line(ind) << "if (unlikely(c->error))\n";
+		line(ind + 1) << error_exit() << "\n";
+	}
+}
+
+std::string Emitter::eval(const Expr &e, bool &may_fail)
+{
+	may_fail_ = false;
+	std::string code = expr(e);
+	may_fail = may_fail_;
+	return code;
+}
+
+void Emitter::stmt(const Stmt &s, int ind)
+{
+	bool mf;
+	if (s.kind != StmtKind::Block && s.kind != StmtKind::Empty)
+		line(ind) << cmap::marker(s.loc) << "\n";
+	switch (s.kind) {
+	case StmtKind::Block:
+		line(ind) << "{\n";
+		block_body(s, ind + 1);
+		line(ind) << "}\n";
+		break;
+	case StmtKind::Expr: {
+		std::string code = eval(*s.expr, mf);
+		checked(s, code, mf, ind);
+		break;
+	}
+	case StmtKind::If: {
+		std::string cond = eval(*s.expr, mf);
+		if (mf)
+			line(ind) << "c->loc = " << c_string(s.loc.str()) << ";\n";
+		line(ind) << "if (" << cond << ") {\n";
+		if (mf) {
+			line(ind + 1) << "if (unlikely(c->error))\n";
+			line(ind + 2) << error_exit() << "\n";
+		}
+		block_body(*s.body[0], ind + 1);
+		line(ind) << "}";
+		if (s.body.size() > 1 || mf) {
+			*out_ << " else {\n";
+			if (mf) {
+				line(ind + 1) << "if (unlikely(c->error))\n";
+				line(ind + 2) << error_exit() << "\n";
+			}
+			if (s.body.size() > 1)
+				block_body(*s.body[1], ind + 1);
+			line(ind) << "}";
+		}
+		*out_ << "\n";
+		break;
+	}
+	case StmtKind::Empty:
+		break;
+	case StmtKind::Next:
+		line(ind) << "{ " << all_foreach_release() << "return; }\n";
+		break;
+	case StmtKind::Return:
+		ret(s, ind);
+		break;
+	case StmtKind::Break:
+		line(ind) << "break;\n";
+		break;
+	case StmtKind::Continue:
+		line(ind) << ctx_.continues.back() << "\n";
+		break;
+	case StmtKind::While:
+		loop(s, nullptr, s.expr.get(), nullptr, ind);
+		break;
+	case StmtKind::For:
+		loop(s, s.exprs[0].get(), s.exprs[1].get(), s.exprs[2].get(), ind);
+		break;
+	case StmtKind::Foreach:
+		foreach(s, ind);
+		break;
+	case StmtKind::Delete: {
+		std::string code = del(*s.expr, mf);
+		checked(s, code, mf, ind);
+		break;
+	}
+	case StmtKind::Try:
+		try_stmt(s, ind);
+		break;
+	case StmtKind::EmbeddedC: // the text, on lines of its own (cmap.h)
+		line(ind) << "{\n" << cmap::embedded(s.loc, s.text) << "\n";
+		line(ind) << "}\n";
+		break;
+	}
+}
+
+void Emitter::ret(const Stmt &s, int ind)
+{
+	if (!ctx_.fn) {
+		line(ind) << "return;\n";
+		return;
+	}
+	if (s.expr) {
+		bool mf;
+		std::string v = eval(*s.expr, mf);
+		std::string code = fn_->ret == Type::String ? "stp_strlcpy(f->ret, " + v + ")"
+							    : "f->ret = " + v;
+		checked(s, code, mf, ind);
+	}
+	line(ind) << "{ " << all_foreach_release() << "return; }\n";
+}
+
+// while (cond) and for (init; cond; step): the condition and step run
+// inside the C loop so that errors in them are checked like statements.
+void Emitter::loop(const Stmt &s, const Expr *init, const Expr *cond, const Expr *step, int ind)
+{
+	bool mf;
+	int id = label_++;
+	line(ind) << "{\n";
+	if (init) {
+		std::string code = eval(*init, mf);
+		checked(s, code, mf, ind + 1);
+	}
+	line(ind + 1) << "for (;;) {\n";
+	line(ind + 2) << "c->loc = " << c_string(s.loc.str()) << ";\n";
+	line(ind + 2) << "if (unlikely(stp_actions(c, 1)))\n";
+	line(ind + 3) << error_exit() << "\n";
+	if (cond) {
+		std::string code = eval(*cond, mf);
+		line(ind + 2) << "if (!(" << code << "))\n";
+		line(ind + 3) << "break;\n";
+		if (mf) {
+			line(ind + 2) << "if (unlikely(c->error))\n";
+			line(ind + 3) << error_exit() << "\n";
+		}
+	}
+	ctx_.continues.push_back(step ? "goto stp_cont_" + std::to_string(id) + ";"
+				      : "continue;");
+	block_body(*s.body[0], ind + 2);
+	ctx_.continues.pop_back();
+	if (step) {
+		line(ind + 1) << "stp_cont_" << id << ": __maybe_unused;\n";
+		std::string code = eval(*step, mf);
+		checked(s, code, mf, ind + 2);
+	}
+	line(ind + 1) << "}\n";
+	line(ind) << "}\n";
+}
+
+void Emitter::store_var(const Symbol &v, const std::string &val, Type t, int ind)
+{
+	if (t == Type::String)
+		line(ind) << "stp_strlcpy(" << local_ref(v) << ", " << val << ");\n";
+	else
+		line(ind) << local_ref(v) << " = " << val << ";\n";
+}
+
+void Emitter::foreach(const Stmt &s, int ind)
+{
+	auto ait = sema_.stmt_array.find(&s);
+	if (ait == sema_.stmt_array.end())
+		return;
+	const Symbol &arr = *ait->second;
+	std::string m = "g_" + arr.name;
+	int id = label_++;
+	std::string n = "fe_n" + std::to_string(id), i = "fe_i" + std::to_string(id),
+		    e = "fe_e" + std::to_string(id), lim = "fe_l" + std::to_string(id);
+	int col = s.sort_col < 0 ? 0 : s.sort_col;
+	line(ind) << "{\n";
+	line(ind + 1) << "u32 " << n << ", " << i << ";\n";
+	line(ind + 1) << "s64 " << lim << " = S64_MAX;\n\n";
+	if (s.limit) {
+		bool mf;
+		std::string code = eval(*s.limit, mf);
+		line(ind + 1) << "c->loc = " << c_string(s.loc.str()) << ";\n";
+		line(ind + 1) << lim << " = " << code << ";\n";
+		if (mf) {
+			line(ind + 1) << "if (unlikely(c->error))\n";
+			line(ind + 2) << error_exit() << "\n";
+		}
+	}
+	line(ind + 1) << "c->loc = " << c_string(s.loc.str()) << ";\n";
+	line(ind + 1) << n << " = stp_map_sort(c, &" << m << ", " << col << ", " << s.sort_dir
+		      << ");\n";
+	line(ind + 1) << "if (unlikely(c->error))\n";
+	line(ind + 2) << error_exit() << "\n";
+	ctx_.foreach.push_back({m, ctx_.tries.size()});
+	line(ind + 1) << "for (" << i << " = 0; " << i << " < " << n << " && " << i << " < "
+		      << lim << "; " << i << "++) {\n";
+	line(ind + 2) << "struct stp_ment *" << e << " = stp_map_ent(&" << m << ", " << m
+		      << ".order[" << i << "]);\n\n";
+	const auto &vars = sema_.stmt_vars.at(&s);
+	for (size_t k = 0; k < vars.size(); k++) {
+		Type kt = k < arr.keys.size() ? arr.keys[k] : Type::Long;
+		std::string val = kt == Type::String
+					  ? "stp_mkey_str(&" + m + ", " + e + ", " + std::to_string(k) + ")"
+					  : "stp_mkey_long(&" + m + ", " + e + ", " + std::to_string(k) + ")";
+		store_var(*vars[k], val, kt, ind + 2);
+	}
+	if (auto vit = sema_.stmt_value.find(&s); vit != sema_.stmt_value.end()) {
+		std::string val = arr.type == Type::String
+					  ? "(const char *)stp_mval(&" + m + ", " + e + ")"
+					  : "*(s64 *)stp_mval(&" + m + ", " + e + ")";
+		store_var(*vit->second, val, arr.type, ind + 2);
+	}
+	ctx_.continues.push_back("continue;");
+	block_body(*s.body[0], ind + 2);
+	ctx_.continues.pop_back();
+	ctx_.foreach.pop_back();
+	line(ind + 1) << "}\n";
+	line(ind + 1) << m << ".iterating = false;\n";
+	line(ind) << "}\n";
+}
+
+void Emitter::try_stmt(const Stmt &s, int ind)
+{
+	int id = label_++;
+	ctx_.tries.push_back(id);
+	line(ind) << "{\n";
+	block_body(*s.body[0], ind + 1);
+	ctx_.tries.pop_back();
+	line(ind + 1) << "goto stp_try_end_" << id << ";\n";
+	line(ind) << "stp_catch_" << id << ": __maybe_unused;\n";
+	line(ind + 1) << "c->error = 0;\n";
+	if (auto vit = sema_.stmt_value.find(&s); vit != sema_.stmt_value.end())
+		line(ind + 1) << "stp_strlcpy(" << local_ref(*vit->second) << ", c->errmsg);\n";
+	block_body(*s.body[1], ind + 1);
+	line(ind) << "stp_try_end_" << id << ": __maybe_unused;\n";
+	line(ind) << "}\n";
+}
+
+std::string Emitter::del(const Expr &t, bool &mf)
+{
+	mf = false;
+	const Symbol *sym = sema_.symbol_of(t);
+	if (!sym)
+		return "0";
+	if (t.kind == ExprKind::Index) {
+		may_fail_ = false;
+		std::string k = key(t);
+		mf = may_fail_;
+		return "stp_map_delete(&g_" + sym->name + ", " + k + ")";
+	}
+	if (sym->array)
+		return "stp_map_clear(&g_" + sym->name + ")";
+	if (is_scalar_stat(*sym))
+		return "stp_reset_" + sym->name + "()";
+	std::string r = var_ref(*sym);
+	if (sym->type == Type::String)
+		return r + "[0] = '\\0'";
+	return r + " = 0";
+}
+
+} // namespace stap_pmu::codegen_impl

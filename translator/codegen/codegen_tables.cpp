@@ -1,0 +1,249 @@
+// codegen_tables.cpp - Emitter: globals (scalars, per-CPU statistics, arrays), map, probe and target-variable tables.
+#include "translator/codegen/codegen_impl.h"
+#include "translator/kernelinfo/tracequery.h"
+
+namespace stap_pmu::codegen_impl {
+
+void Emitter::globals()
+{
+	if (sema_.globals.empty())
+		return;
+	os_ << "/* globals */\n";
+	for (auto &g : sema_.globals) {
+		const std::string n = "g_" + g->name;
+		if (g->array) {
+			std::string hd = "NULL";
+			if (g->type == Type::Stats) {
+				hdesc(*g);
+				hd = "&stp_hd_" + g->name;
+			}
+			os_ << "static __maybe_unused struct stp_map " << n << " = {\n"
+			    << "\t.name = " << c_string(g->name) << ",\n"
+			    << "\t.cap = " << (g->size ? std::to_string(g->size) : "STP_MAXMAPENTRIES")
+			    << ",\n\t.nkeys = " << std::max(g->arity, 0) << ",\n\t.ktype = {";
+			for (size_t k = 0; k < g->keys.size(); k++)
+				os_ << (k ? ", " : " ") << ctype_enum(g->keys[k]);
+			os_ << " },\n\t.vtype = " << ctype_enum(g->type) << ",\n"
+			    << "\t.wrap = " << (g->wrap ? "true" : "false") << ",\n"
+			    << "\t.hist = " << hd << ",\n};\n";
+			continue;
+		}
+		switch (g->type) {
+		case Type::String:
+			os_ << "static __maybe_unused char " << n << "[STP_MAXSTRINGLEN]";
+			if (g->init)
+				os_ << " = " << c_string(g->init->text);
+			os_ << ";\n";
+			break;
+		case Type::Stats:
+			scalar_stat(*g);
+			break;
+		default:
+			os_ << "static __maybe_unused s64 " << n;
+			if (g->init)
+				os_ << " = " << g->init->number << "LL";
+			os_ << ";\n";
+			break;
+		}
+	}
+	os_ << "\n";
+}
+
+void Emitter::hdesc(const Symbol &g)
+{
+	os_ << "static const struct stp_hdesc stp_hd_" << g.name << " = { .kind = ";
+	switch (g.hist) {
+	case HistKind::Log: os_ << "STP_HIST_LOG"; break;
+	case HistKind::Linear:
+		os_ << "STP_HIST_LINEAR, .lo = " << g.hist_lo << "LL, .hi = " << g.hist_hi
+		    << "LL, .step = " << g.hist_step << "LL";
+		break;
+	default: os_ << "STP_HIST_NONE"; break;
+	}
+	os_ << ", .nb = " << hist_buckets(g) << " };\n";
+}
+
+// A scalar statistic: one aggregate per CPU, merged into c->agg on read.
+void Emitter::scalar_stat(const Symbol &g)
+{
+	const std::string &n = g.name;
+	uint32_t nb = hist_buckets(g);
+	hdesc(g);
+	os_ << "struct stp_pcs_" << n << " {\n\tstruct stp_stat s;\n\ts64 h["
+	    << std::max<uint32_t>(nb, 1) << "];\n};\n"
+	    << "static DEFINE_PER_CPU(struct stp_pcs_" << n << ", g_" << n << ");\n"
+	    << "static inline void stp_add_" << n << "(s64 v)\n{\n"
+	    << "\tstruct stp_pcs_" << n << " *p = this_cpu_ptr(&g_" << n << ");\n\n"
+	    << "\tstp_stat_addh(&p->s, p->h, &stp_hd_" << n << ", v);\n}\n"
+	    << "static __maybe_unused const struct stp_stat *stp_agg_" << n
+	    << "(struct stp_context *c)\n{\n\tint cpu;\n\n"
+	    << "\tstp_stat_agg_reset(c, " << nb << ");\n"
+	    << "\tfor_each_possible_cpu(cpu) {\n"
+	    << "\t\tstruct stp_pcs_" << n << " *p = per_cpu_ptr(&g_" << n << ", cpu);\n\n"
+	    << "\t\tstp_stat_merge(&c->agg, c->agg_hist, &p->s, p->h, " << nb << ");\n"
+	    << "\t}\n\treturn &c->agg;\n}\n"
+	    << "static __maybe_unused void stp_reset_" << n << "(void)\n{\n\tint cpu;\n\n"
+	    << "\tfor_each_possible_cpu(cpu)\n"
+	    << "\t\tmemset(per_cpu_ptr(&g_" << n << ", cpu), 0, sizeof(struct stp_pcs_" << n
+	    << "));\n}\n";
+}
+
+void Emitter::maps_table()
+{
+	if (!has_maps())
+		return;
+	os_ << "static struct stp_map *const stp_maps[] = {\n";
+	for (auto &g : sema_.globals)
+		if (g->array)
+			os_ << "\t&g_" << g->name << ",\n";
+	os_ << "};\n\n";
+}
+
+const char *Emitter::kind_enum(ProbeKind k)
+{
+	switch (k) {
+	case ProbeKind::Begin: return "STP_PROBE_BEGIN";
+	case ProbeKind::End: return "STP_PROBE_END";
+	case ProbeKind::Kprobe: return "STP_PROBE_KPROBE";
+	case ProbeKind::Kretprobe: return "STP_PROBE_KRETPROBE";
+	case ProbeKind::Timer: return "STP_PROBE_TIMER";
+	case ProbeKind::Error: return "STP_PROBE_ERROR";
+	case ProbeKind::Perf: return "STP_PROBE_PERF";
+	case ProbeKind::Tracepoint: return "STP_PROBE_TRACEPOINT";
+	}
+	return "STP_PROBE_BEGIN";
+}
+
+// target variables of each probe point (runtime/stp_tvar.h)
+void Emitter::tvar_tables()
+{
+	for (size_t i = 0; i < sema_.instances.size(); i++) {
+		const ResolvedPoint &p = sema_.instances[i].point;
+		if (p.tvars.empty())
+			continue;
+		os_ << "static const struct stp_tvar stp_tvars_" << i << "[] = {\n";
+		for (const dwarf::Access &a : p.tvars) {
+			os_ << "\t{ .base = "
+			    << (a.base == dwarf::Access::Return  ? "STP_TVAR_RETURN"
+				: a.base == dwarf::Access::TpArg ? "STP_TVAR_TPARG"
+								 : "STP_TVAR_ARG")
+			    << ", .arg = " << a.arg << ", .size = " << a.size
+			    << ", .is_signed = " << a.is_signed << ", .nderef = " << a.offsets.size()
+			    << ", .deref_last = " << a.deref_last << ", .at_entry = " << a.at_entry
+			    << ", .off = {";
+			for (size_t j = 0; j < a.offsets.size(); j++)
+				os_ << (j ? ", " : " ") << a.offsets[j];
+			os_ << " } },\n";
+		}
+		os_ << "};\n\n";
+	}
+	// $$parms of DWARF entry probes: registers at entry; size 0: unavailable
+	for (size_t i = 0; i < sema_.instances.size(); i++) {
+		const ResolvedPoint &p = sema_.instances[i].point;
+		if (p.parms.empty())
+			continue;
+		os_ << "static const struct stp_tvar stp_parms_" << i << "[] = {\n";
+		for (const auto &[name, a] : p.parms) {
+			if (a)
+				os_ << "\t{ .base = STP_TVAR_ARG, .arg = " << a->arg
+				    << ", .size = " << a->size << ", .is_signed = " << a->is_signed
+				    << " }, /* " << name << " */\n";
+			else
+				os_ << "\t{ .size = 0 }, /* " << name << " */\n";
+		}
+		os_ << "};\n\n";
+	}
+}
+
+// One probe function per tracepoint probe, with a prototype ABI-compatible
+// with the tracepoint's (runtime/stp_tracepoint.h): its arguments, as u64,
+// become the context's entry values.
+void Emitter::tracepoint_functions()
+{
+	for (size_t i = 0; i < sema_.instances.size(); i++) {
+		const ResolvedPoint &p = sema_.instances[i].point;
+		if (p.kind != ProbeKind::Tracepoint || !p.func)
+			continue;
+		tracequery::Event ev;
+		ev.func = p.func;
+		const auto &params = p.func->params;
+		os_ << "/* " << p.name << " */\n"
+		    << "static void stp_tp_" << i << "(" << tracequery::probe_params(ev) << ")\n{\n";
+		if (!params.empty()) {
+			os_ << "\tconst u64 args[" << params.size() << "] = {";
+			for (size_t j = 0; j < params.size(); j++)
+				os_ << (j ? ", " : " ")
+				    << (params[j].abi == "void *" ? "(unsigned long)a" : "(u64)a") << j;
+			os_ << " };\n\n";
+		}
+		os_ << "\tstp_run_probe_data(__data, NULL, STP_STATE_RUNNING, "
+		    << (params.empty() ? "NULL" : "args") << ");\n}\n\n";
+	}
+}
+
+void Emitter::probe_table()
+{
+	tvar_tables();
+	tracepoint_functions();
+	os_ << "static struct stp_probe stp_probes[] = {\n";
+	for (size_t pidx = 0; pidx < sema_.instances.size(); pidx++) {
+		const ProbeInstance &pi = sema_.instances[pidx];
+		const ResolvedPoint &p = pi.point;
+		os_ << "\t{\n\t\t.kind = " << kind_enum(p.kind) << ",\n";
+		if (!p.symbol.empty())
+			os_ << "\t\t.symbol = " << c_string(p.symbol) << ",\n";
+		if (p.offset)
+			os_ << "\t\t.offset = " << p.offset << ",\n";
+		if (!p.tvars.empty())
+			os_ << "\t\t.tvars = stp_tvars_" << pidx << ",\n\t\t.ntvars = "
+			    << p.tvars.size() << ",\n";
+		if (p.kind == ProbeKind::Tracepoint && p.func) {
+			std::string names;
+			for (const dwarf::Param &a : p.func->params)
+				names += a.name + '\0';
+			os_ << "\t\t.tp_name = " << c_string(p.tracepoint) << ",\n"
+			    << "\t\t.tp_func = (void *)stp_tp_" << pidx << ",\n"
+			    << "\t\t.tp_nargs = " << p.func->params.size() << ",\n"
+			    << "\t\t.tp_argnames = " << c_string(names) << ",\n";
+		}
+		if (!p.parms.empty()) {
+			std::string names;
+			for (const auto &prm : p.parms)
+				names += prm.first + '\0';
+			os_ << "\t\t.parms = stp_parms_" << pidx << ",\n\t\t.nparms = " << p.parms.size()
+			    << ",\n\t\t.parm_names = " << c_string(names) << ",\n";
+		}
+		if (p.func && (p.kind == ProbeKind::Tracepoint || !p.parms.empty())) {
+			uint64_t mask = 0;
+			for (size_t j = 0; j < p.func->params.size() && j < 64; j++)
+				if (p.func->params[j].type.find('*') != std::string::npos)
+					mask |= uint64_t{1} << j;
+			if (mask)
+				os_ << "\t\t.parm_ptrmask = 0x" << std::hex << mask << std::dec
+				    << "ULL,\n";
+		}
+		if (p.period_ns)
+			os_ << "\t\t.period_ns = " << p.period_ns << "ULL,\n";
+		if (p.randomize_ns)
+			os_ << "\t\t.randomize_ns = " << p.randomize_ns << "ULL,\n";
+		if (p.kind == ProbeKind::Perf) {
+			os_ << "\t\t.event = " << p.event_index << ",\n";
+			if (p.sample_freq)
+				os_ << "\t\t.sample_freq = " << p.sample_freq << "ULL,\n";
+			else if (p.tick_period)
+				os_ << "\t\t.sample_period = TICK_NSEC,\n";
+			else
+				os_ << "\t\t.sample_period = " << p.sample_period << "ULL,\n";
+		}
+		os_ << "\t\t.name = " << c_string(p.name) << ",\n"
+		    << "\t\t.loc = " << c_string(p.loc.str()) << ",\n"
+		    << "\t\t.body = stp_probe_" << pi.body << ",\n"
+		    << "\t\t.lock = " << (sema_.bodies[pi.body].uses_globals ? 1 : 0) << ",\n";
+		if (pi.optional)
+			os_ << "\t\t.optional = 1,\n";
+		os_ << "\t},\n";
+	}
+	os_ << "};\n\n";
+}
+
+} // namespace stap_pmu::codegen_impl

@@ -1,0 +1,204 @@
+// pipeline.cpp - running the passes.
+#include "translator/driver/pipeline.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <ostream>
+
+#include "pmu/fat_table.h"
+#include "pmu/pmu.h"
+#include "translator/codegen/codegen.h"
+#include "translator/frontend/parser.h"
+#include "translator/frontend/tapsets.h"
+#include "translator/sema/builtins.h"
+
+namespace stap_pmu {
+
+Parsed parse_pass(std::unique_ptr<SourceFile> source, Diagnostics &diags)
+{
+	return parse_pass(std::move(source), ParseOptions{}, diags);
+}
+
+Parsed parse_pass(std::unique_ptr<SourceFile> source, const ParseOptions &opts,
+		  Diagnostics &diags)
+{
+	Parsed p;
+	p.script = parse(*source, diags, opts.pp);
+	p.source = std::move(source);
+	bool any = false;
+	for (const Probe &pr : p.script.probes)
+		any |= !pr.is_alias;
+	if (!diags.has_errors() && !any)
+		diags.error({p.source.get(), 1, 1}, "script has no probes",
+			    "add one, e.g. probe begin { printf(\"hello\\n\"); exit() }");
+	if (!diags.has_errors() && !opts.tapset_dirs.empty())
+		p.tapset_sources = resolve_tapsets(p.script, load_tapsets(opts.tapset_dirs, opts.pp),
+						   builtin_names(), diags);
+	return p;
+}
+
+Elaborated elaborate_pass(const Parsed &p, const TranslateOptions &opts, Diagnostics &diags)
+{
+	Elaborated e;
+	e.sema = analyze(p.script, diags);
+	if (diags.has_errors())
+		return e;
+	// @pmu_thread counters are created for the target's task when the
+	// module loads: there must be one then
+	for (const EventUse &ev : e.sema.events) {
+		if (!ev.per_thread)
+			continue;
+		if (opts.at_boot)
+			diags.error(ev.loc, "@pmu_thread needs a target process when the module loads; "
+					    "--vm-at-boot loads it before the command starts",
+				    "drop --vm-at-boot, or use @pmu for per-CPU counters");
+		else if (!opts.has_target)
+			diags.error(ev.loc, "@pmu_thread needs a target process",
+				    "use -c CMD or -x PID");
+		else
+			continue;
+		return e;
+	}
+	PmuOptions po;
+	po.targets = opts.pmu_targets;
+	po.fallback = opts.pmu_fallback;
+	po.arch = opts.pmu_arch;
+	e.pmu = resolve_pmu_events(e.sema.events, po, diags);
+	return e;
+}
+
+std::string script_hash(const std::string &text, const TranslateOptions &opts)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	auto mix = [&h](const std::string &s) {
+		for (unsigned char c : s) {
+			h ^= c;
+			h *= 0x100000001b3ull;
+		}
+		h ^= 0xff;
+		h *= 0x100000001b3ull;
+	};
+	mix(text);
+	for (const std::string &t : opts.pmu_targets)
+		mix(t);
+	mix(opts.pmu_fallback);
+	mix(opts.pmu_arch);
+	for (auto &[n, v] : opts.defines)
+		mix(n + "=" + v);
+	mix(opts.version);
+	mix(opts.guru ? "guru" : "");
+	char buf[17];
+	std::snprintf(buf, sizeof(buf), "%016" PRIx64, h);
+	return buf;
+}
+
+Translated translate_pass(const Parsed &p, const Elaborated &e, const TranslateOptions &opts)
+{
+	Translated t;
+	t.script_hash = script_hash(p.source->text(), opts);
+	t.module_name = opts.module_name.empty() ? "stap_pmu_" + t.script_hash.substr(0, 10)
+						 : opts.module_name;
+	CodegenInput in;
+	in.script = &p.script;
+	in.sema = &e.sema;
+	in.module_name = t.module_name;
+	in.script_hash = t.script_hash;
+	in.version = opts.version;
+	in.defines = opts.defines;
+	in.guru = opts.guru;
+	if (!e.sema.events.empty()) {
+		in.pmu_targets = pmu::pmu_targets_string(e.pmu.table);
+		in.pmu_tables_c = pmu::emit_pmu_tables(e.pmu.table);
+	}
+	t.c_source = generate_c(in);
+	return t;
+}
+
+static std::string match_str(const pmu::CpuMatch &m)
+{
+	std::string s = m.vendor + " " + std::to_string(m.family) + "/" + std::to_string(m.model_min);
+	if (m.model_max != m.model_min)
+		s += "-" + std::to_string(m.model_max);
+	if (m.stepping_min != 0 || m.stepping_max != 15)
+		s += " stepping " + std::to_string(m.stepping_min) + "-" +
+		     std::to_string(m.stepping_max);
+	return s;
+}
+
+void print_elaborated(const Parsed &p, const Elaborated &e, std::ostream &os)
+{
+	(void)p;
+	os << "# probes\n";
+	for (const ProbeInstance &pi : e.sema.instances)
+		os << pi.point.name << " /* " << probe_kind_name(pi.point.kind) << ", "
+		   << pi.point.loc.str() << " */\n";
+	if (!e.sema.globals.empty()) {
+		os << "# globals\n";
+		for (auto &g : e.sema.globals)
+		{
+			os << g->name;
+			if (g->array) {
+				os << "[";
+				for (size_t k = 0; k < g->keys.size(); k++)
+					os << (k ? "," : "") << type_name(g->keys[k]);
+				os << "]";
+			}
+			os << ":" << type_name(g->type) << "\n";
+		}
+	}
+	for (size_t i = 0; i < e.sema.bodies.size(); i++) {
+		const ProbeBody &b = e.sema.bodies[i];
+		if (b.locals.empty())
+			continue;
+		os << "# locals of probe at " << b.probe->loc.str() << "\n";
+		for (auto &l : b.locals)
+			os << l->name << ":" << type_name(l->type) << "\n";
+	}
+	if (e.sema.events.empty())
+		return;
+	os << "# events\n";
+	for (size_t i = 0; i < e.sema.events.size(); i++) {
+		os << i << " " << e.sema.events[i].name;
+		if (e.sema.events[i].per_thread)
+			os << " /* per-thread */";
+		if (e.sema.events[i].sampling) {
+			if (e.sema.events[i].sample_freq)
+				os << " /* sampling, " << e.sema.events[i].sample_freq << " Hz */";
+			else if (e.sema.events[i].sample_period)
+				os << " /* sampling, period " << e.sema.events[i].sample_period << " */";
+			else
+				os << " /* sampling, every tick (timer.profile) */";
+		}
+		if (i < e.pmu.table.missing.size() && !e.pmu.table.missing[i].empty()) {
+			os << " /* missing on:";
+			for (const auto &m : e.pmu.table.missing[i])
+				os << " " << m.pmu;
+			os << " */";
+		}
+		if (i < e.pmu.table.generic.size() && !e.pmu.table.generic[i].empty()) {
+			os << " /* generic encoding on:";
+			for (const auto &g : e.pmu.table.generic[i])
+				os << " " << g;
+			os << " */";
+		}
+		os << "\n";
+	}
+	os << "# pmu rows (" << pmu::pmu_tables_size(e.pmu.table) << " bytes)\n";
+	for (const pmu::Row &r : e.pmu.table.rows) {
+		os << r.pmu << ":";
+		if (r.match.empty())
+			os << " any CPU";
+		for (size_t i = 0; i < r.match.size(); i++)
+			os << (i ? ", " : " ") << match_str(r.match[i]);
+		os << "\n";
+		for (size_t i = 0; i < r.events.size(); i++) {
+			pmu::TargetEncoding te{r.pmu, r.events[i], "", ""};
+			std::string line = pmu::format_encoding(te);
+			os << "  " << e.sema.events[i].name << ": " << line.substr(r.pmu.size() + 1) << "\n";
+		}
+	}
+	for (const auto &d : e.pmu.table.dropped)
+		os << "# no row for " << d.pmu << ": " << d.reason << "\n";
+}
+
+} // namespace stap_pmu

@@ -1,0 +1,70 @@
+// pipeline.h - the translator's passes in order, each with typed input and
+// output: parse (-p1), elaborate (-p2: sema + PMU tables), translate (-p3: C).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "translator/frontend/ast.h"
+#include "translator/frontend/diagnostics.h"
+#include "translator/sema/pmu_pass.h"
+#include "translator/frontend/preprocess.h"
+#include "translator/sema/sema.h"
+#include "translator/frontend/source.h"
+
+namespace stap_pmu {
+
+struct TranslateOptions {
+	std::vector<std::string> pmu_targets{"host"};
+	std::string pmu_fallback = "row"; // --pmu-fallback: none | row | generic
+	std::string pmu_arch;             // -a / --vm-arch; "" : the host's
+	std::vector<std::pair<std::string, std::string>> defines;
+	std::string module_name; // "" = stap_pmu_<hash>
+	std::string version;
+	// -c CMD or -x PID given: the module is loaded with a target process
+	// (@pmu_thread needs one); at_boot: --vm-at-boot, the module loads
+	// before any command exists
+	bool has_target = false;
+	bool at_boot = false;
+	bool guru = false; // -g: embedded C, %p prints raw addresses
+};
+
+// What pass 1 needs besides the script: the target kernel's facts for the
+// preprocessor (-g allows embedded C) and the tapset directories.
+struct ParseOptions {
+	PreprocInput pp = host_preproc_input();
+	std::vector<std::string> tapset_dirs; // searched in order; empty: none
+};
+
+struct Parsed {
+	std::unique_ptr<SourceFile> source;
+	Script script;
+	std::vector<std::unique_ptr<SourceFile>> tapset_sources; // tapsets pulled in
+};
+
+struct Elaborated {
+	SemaResult sema;
+	PmuPassResult pmu;
+};
+
+struct Translated {
+	std::string module_name;
+	std::string script_hash;
+	std::string c_source;
+};
+
+Parsed parse_pass(std::unique_ptr<SourceFile> source, Diagnostics &diags);
+Parsed parse_pass(std::unique_ptr<SourceFile> source, const ParseOptions &opts,
+		  Diagnostics &diags);
+Elaborated elaborate_pass(const Parsed &p, const TranslateOptions &opts, Diagnostics &diags);
+Translated translate_pass(const Parsed &p, const Elaborated &e, const TranslateOptions &opts);
+
+// What -p2 prints: probes, globals, events and the candidate rows.
+void print_elaborated(const Parsed &p, const Elaborated &e, std::ostream &os);
+
+// Stable 64-bit hash (FNV-1a) of everything that changes the module.
+std::string script_hash(const std::string &text, const TranslateOptions &opts);
+
+} // namespace stap_pmu

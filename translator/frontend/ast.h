@@ -1,0 +1,161 @@
+// ast.h - syntax tree of a parsed script. Nodes only describe the source;
+// types and resolved names live in the semantic pass's output (sema.h).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "translator/frontend/source.h"
+#include "translator/frontend/types.h"
+
+namespace stap_pmu {
+
+struct Expr;
+struct Stmt;
+using ExprPtr = std::unique_ptr<Expr>;
+using StmtPtr = std::unique_ptr<Stmt>;
+
+enum class ExprKind {
+	Number,  // number
+	String,  // text
+	Var,     // name
+	Unary,   // op operand(args[0]): - ! ~
+	Binary,  // args[0] op args[1]: arithmetic, comparison, logical, '.'
+	Ternary, // args[0] ? args[1] : args[2]
+	Assign,  // args[0] op args[1]: = += -= *= /= %= .= <<<
+	IncDec,  // op "++"/"--", prefix flag, args[0]
+	Call,    // name(args): builtins and functions
+	AtCall,  // @name(args): @pmu("EV"), @count(x), @hist_log(x), @cast(p, "T")->m ...
+	Index,   // text[args...]: array element
+	In,      // [args...] in text  (a single key may be written without [ ])
+	EmbeddedC, // %{ text %} used as an expression (guru mode)
+};
+
+struct Expr {
+	ExprKind kind;
+	SourceLoc loc;
+	int64_t number = 0;
+	std::string text; // string value, variable or function name, operator
+	bool prefix = false;
+	std::vector<ExprPtr> args;
+	// AtCall "cast": @cast(p, "type"[, "module"])->members[0]->members[1]...
+	std::vector<std::string> members;
+	std::vector<SourceLoc> member_locs; // each member name's location
+
+	Expr(ExprKind k, SourceLoc l) : kind(k), loc(l) {}
+};
+
+enum class StmtKind {
+	Block,    // body
+	Expr,     // expr
+	If,       // expr, body[0] then, body[1] else (optional)
+	Empty,    // ;
+	Next,     // next
+	Return,   // return [expr]
+	Break,    // break
+	Continue, // continue
+	While,    // while (expr) body[0]
+	For,      // for (exprs[0]; exprs[1]; exprs[2]) body[0]; each may be null
+	Foreach,  // foreach (value = [names...] in array sort limit) body[0]
+	Delete,   // delete expr (Var or Index)
+	Try,      // try body[0] catch (name) body[1]
+	EmbeddedC, // %{ text %} inside a body
+};
+
+struct Stmt {
+	StmtKind kind;
+	SourceLoc loc;
+	ExprPtr expr;
+	std::vector<StmtPtr> body;
+	std::vector<ExprPtr> exprs;     // For: init, cond, step (null when absent)
+	std::vector<std::string> names; // Foreach: key variables
+	std::vector<SourceLoc> name_locs;
+	std::string name;               // Foreach: array; Try: catch variable
+	std::string value;              // Foreach: value variable ("" if none)
+	SourceLoc value_loc, array_loc;
+	int sort_col = -1;              // Foreach: -1 none, 0 value, k+1 key k
+	int sort_dir = 0;               // +1 ascending, -1 descending
+	ExprPtr limit;                  // Foreach: optional
+	std::string text;               // EmbeddedC
+
+	Stmt(StmtKind k, SourceLoc l) : kind(k), loc(l) {}
+};
+
+// One dotted component of a probe point: function("sym"), ms(10), return.
+struct ProbeComponent {
+	std::string name;
+	SourceLoc loc;
+	bool has_arg = false;
+	bool arg_is_string = false;
+	std::string str_arg;
+	int64_t num_arg = 0;
+	SourceLoc arg_loc;
+};
+
+struct ProbePoint {
+	SourceLoc loc;
+	std::vector<ProbeComponent> components;
+	bool optional = false;   // '?'
+	bool sufficient = false; // '!'
+	ExprPtr cond;            // if (cond)
+};
+
+struct Probe {
+	SourceLoc loc;
+	std::vector<ProbePoint> points; // "probe a, b { }"
+	StmtPtr body;
+	// probe NAME = points { } (alias, prologue) or NAME += points (epilogue)
+	bool is_alias = false;
+	bool epilogue = false;
+	std::vector<ProbePoint> alias_names;
+	bool from_tapset = false;
+};
+
+struct Global {
+	SourceLoc loc;
+	std::string name;
+	ExprPtr init;        // optional literal initializer
+	bool array = false;  // global a[N]
+	int64_t size = 0;    // N (0: default MAXMAPENTRIES)
+	bool wrap = false;   // global a%[N] / a%
+	bool is_private = false;
+	bool from_tapset = false;
+};
+
+struct Param {
+	std::string name;
+	Type type = Type::Unknown; // declared with :long / :string
+	SourceLoc loc;
+};
+
+struct Function {
+	SourceLoc loc;
+	std::string name;
+	Type ret = Type::Unknown; // declared with name:type
+	std::vector<Param> params;
+	StmtPtr body;             // null for embedded-C functions
+	std::string embedded;     // %{ %} body (guru mode)
+	SourceLoc embedded_loc;   // its '%{'
+	bool is_private = false;
+	bool from_tapset = false;
+};
+
+struct Script {
+	std::vector<Global> globals;
+	std::vector<Probe> probes;
+	std::vector<Function> functions;
+	std::vector<std::string> embedded; // top-level %{ %} blocks
+	std::vector<SourceLoc> embedded_locs; // their '%{', same order
+	// order of top-level items as written, for printing: 'g', 'p', 'f', 'e'
+	std::vector<std::pair<char, size_t>> order;
+};
+
+// Spelling of a probe point as SystemTap prints it: kprobe.function("f").return
+std::string probe_point_str(const ProbePoint &pp);
+
+ExprPtr clone_expr(const Expr &e);
+StmtPtr clone_stmt(const Stmt &s);
+
+} // namespace stap_pmu

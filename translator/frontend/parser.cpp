@@ -1,0 +1,373 @@
+// parser.cpp - recursive-descent parser for the SystemTap language.
+#include "translator/frontend/parser_impl.h"
+
+namespace stap_pmu {
+
+namespace parser_impl {
+
+Script Parser::run()
+{
+	Script s;
+	while (!at_end()) {
+		bool is_private = false;
+		if (cur().keyword("private")) {
+			is_private = true;
+			advance();
+			if (!cur().keyword("global") && !cur().keyword("function")) {
+				error_here("expected 'global' or 'function' after 'private', found " +
+					   describe(cur()));
+				sync_top();
+				continue;
+			}
+		}
+		if (cur().keyword("global")) {
+			if (!global(s, is_private))
+				sync_top();
+		} else if (cur().keyword("probe")) {
+			if (!probe(s))
+				sync_top();
+		} else if (cur().keyword("function")) {
+			if (!function(s, is_private))
+				sync_top();
+		} else if (cur().kind == Tok::Embedded) {
+			s.order.push_back({'e', s.embedded.size()});
+			s.embedded.push_back(cur().text);
+			s.embedded_locs.push_back(cur().loc);
+			advance();
+		} else {
+			error_here("expected 'probe', 'global' or 'function' at top level, found " +
+				   describe(cur()));
+			advance();
+			sync_top();
+		}
+	}
+	return s;
+}
+
+const Token &Parser::peek_tok(size_t n) const
+{
+	return toks_[std::min(pos_ + n, toks_.size() - 1)];
+}
+
+void Parser::advance()
+{
+	if (!at_end())
+		pos_++;
+}
+
+bool Parser::accept(const char *punct)
+{
+	if (cur().punct(punct)) {
+		advance();
+		return true;
+	}
+	return false;
+}
+
+bool Parser::expect(const char *punct, const char *context)
+{
+	if (accept(punct))
+		return true;
+	error_here(std::string("expected '") + punct + "' " + context + ", found " +
+		   describe(cur()));
+	return false;
+}
+
+void Parser::error_at(SourceLoc loc, std::string msg)
+{
+	// One error per statement: later ones are usually consequences.
+	if (suppress_ || aborted_)
+		return;
+	diags_.error(loc, std::move(msg));
+	suppress_ = true;
+}
+
+// Skips to the next top-level keyword.
+void Parser::sync_top()
+{
+	while (!at_end() && !cur().keyword("probe") && !cur().keyword("global") &&
+	       !cur().keyword("function") && !cur().keyword("private"))
+		advance();
+	suppress_ = false;
+}
+
+// Skips the rest of a broken statement: to ';' or a '}' at this level.
+void Parser::sync_stmt()
+{
+	int depth = 0;
+	while (!at_end()) {
+		if (cur().punct("{"))
+			depth++;
+		else if (cur().punct("}")) {
+			if (depth == 0)
+				break;
+			depth--;
+		} else if (cur().punct(";") && depth == 0) {
+			advance();
+			break;
+		} else if (depth == 0 && (cur().keyword("probe") || cur().keyword("global") ||
+					  cur().keyword("function")))
+			break;
+		advance();
+	}
+	suppress_ = false;
+}
+
+bool Parser::global(Script &s, bool is_private)
+{
+	advance(); // 'global'
+	do {
+		if (cur().kind != Tok::Ident) {
+			error_here("expected a variable name after 'global', found " +
+				   describe(cur()));
+			return false;
+		}
+		Global g;
+		g.loc = cur().loc;
+		g.name = cur().text;
+		g.is_private = is_private;
+		advance();
+		if (cur().punct("%") && !peek_tok().punct("[")) {
+			advance(); // global a%: wrapping, default size
+			g.array = g.wrap = true;
+		} else if (cur().punct("%") || cur().punct("[")) {
+			if (accept("%"))
+				g.wrap = true;
+			advance(); // '['
+			g.array = true;
+			if (cur().kind != Tok::Number || cur().number <= 0) {
+				error_here("expected a positive array size, found " + describe(cur()));
+				return false;
+			}
+			g.size = cur().number;
+			advance();
+			if (!expect("]", "after the array size"))
+				return false;
+		}
+		if (accept("=")) {
+			if (g.array) {
+				error_here("an array cannot have an initializer");
+				return false;
+			}
+			ExprPtr e = literal();
+			if (!e)
+				return false;
+			g.init = std::move(e);
+		}
+		s.order.push_back({'g', s.globals.size()});
+		s.globals.push_back(std::move(g));
+	} while (accept(","));
+	accept(";");
+	return true;
+}
+
+bool Parser::type_name_after_colon(Type &t)
+{
+	if (cur().kind == Tok::Ident && cur().text == "long") {
+		t = Type::Long;
+	} else if (cur().kind == Tok::Ident && cur().text == "string") {
+		t = Type::String;
+	} else {
+		error_here("expected a type ('long' or 'string'), found " + describe(cur()));
+		return false;
+	}
+	advance();
+	return true;
+}
+
+bool Parser::function(Script &s, bool is_private)
+{
+	Function f;
+	f.loc = cur().loc;
+	f.is_private = is_private;
+	advance(); // 'function'
+	if (cur().kind != Tok::Ident) {
+		error_here("expected a function name, found " + describe(cur()));
+		return false;
+	}
+	f.name = cur().text;
+	advance();
+	if (accept(":") && !type_name_after_colon(f.ret))
+		return false;
+	if (!expect("(", "after the function name"))
+		return false;
+	if (!accept(")")) {
+		do {
+			if (cur().kind != Tok::Ident) {
+				error_here("expected a parameter name, found " + describe(cur()));
+				return false;
+			}
+			Param p;
+			p.name = cur().text;
+			p.loc = cur().loc;
+			advance();
+			if (accept(":") && !type_name_after_colon(p.type))
+				return false;
+			f.params.push_back(std::move(p));
+		} while (accept(","));
+		if (!expect(")", "after the function parameters"))
+			return false;
+	}
+	if (cur().kind == Tok::Embedded) {
+		f.embedded = cur().text;
+		f.embedded_loc = cur().loc;
+		advance();
+	} else if (cur().punct("{")) {
+		f.body = block();
+		if (!f.body)
+			return false;
+	} else {
+		error_here("expected '{' to start the function body, found " + describe(cur()));
+		return false;
+	}
+	s.order.push_back({'f', s.functions.size()});
+	s.functions.push_back(std::move(f));
+	return true;
+}
+
+ExprPtr Parser::literal()
+{
+	SourceLoc loc = cur().loc;
+	bool neg = false;
+	if (cur().punct("-")) {
+		neg = true;
+		advance();
+	}
+	if (cur().kind == Tok::Number) {
+		auto e = std::make_unique<Expr>(ExprKind::Number, loc);
+		e->number = neg ? -cur().number : cur().number;
+		advance();
+		return e;
+	}
+	if (cur().kind == Tok::String && !neg) {
+		auto e = std::make_unique<Expr>(ExprKind::String, loc);
+		e->text = cur().text;
+		advance();
+		return e;
+	}
+	error_here("expected a number or string literal, found " + describe(cur()));
+	return nullptr;
+}
+
+bool Parser::probe(Script &s)
+{
+	Probe p;
+	p.loc = cur().loc;
+	advance(); // 'probe'
+	ProbePoint first;
+	if (!probe_point(first))
+		return false;
+	if (cur().punct("=") || cur().punct("+=")) {
+		p.is_alias = true;
+		p.epilogue = cur().punct("+=");
+		if (first.optional || first.sufficient || first.cond) {
+			error_at(first.loc, "an alias name cannot have '?', '!' or 'if'");
+			return false;
+		}
+		p.alias_names.push_back(std::move(first));
+		advance();
+		ProbePoint pp;
+		if (!probe_point(pp))
+			return false;
+		p.points.push_back(std::move(pp));
+	} else {
+		p.points.push_back(std::move(first));
+	}
+	while (accept(",")) {
+		ProbePoint pp;
+		if (!probe_point(pp))
+			return false;
+		p.points.push_back(std::move(pp));
+	}
+	if (!cur().punct("{")) {
+		error_here("expected '{' to start the probe body, found " + describe(cur()));
+		return false;
+	}
+	p.body = block();
+	if (!p.body)
+		return false;
+	s.order.push_back({'p', s.probes.size()});
+	s.probes.push_back(std::move(p));
+	return true;
+}
+
+bool Parser::probe_point(ProbePoint &pp)
+{
+	pp.loc = cur().loc;
+	do {
+		ProbeComponent c;
+		c.loc = cur().loc;
+		// a component is an identifier, a keyword (return) or a glob
+		// written with '*' ("sys_*", "*"), all without spaces
+		unsigned end_col = 0, line = cur().loc.line;
+		while ((cur().kind == Tok::Ident || cur().kind == Tok::Keyword ||
+			cur().kind == Tok::Number || cur().punct("*")) &&
+		       (c.name.empty() || (cur().loc.line == line && cur().loc.col == end_col))) {
+			if (c.name.empty() && cur().kind == Tok::Number)
+				break;
+			c.name += cur().text;
+			end_col = cur().loc.col + static_cast<unsigned>(cur().text.size());
+			advance();
+		}
+		if (c.name.empty()) {
+			error_here("expected a probe point, found " + describe(cur()));
+			return false;
+		}
+		if (accept("(")) {
+			c.has_arg = true;
+			c.arg_loc = cur().loc;
+			bool neg = accept("-");
+			if (cur().kind == Tok::String && !neg) {
+				c.arg_is_string = true;
+				c.str_arg = cur().text;
+			} else if (cur().kind == Tok::Number) {
+				c.num_arg = neg ? -cur().number : cur().number;
+			} else {
+				error_here("expected a string or number as probe point argument, found " +
+					   describe(cur()));
+				return false;
+			}
+			advance();
+			if (!expect(")", "after probe point argument"))
+				return false;
+		}
+		pp.components.push_back(std::move(c));
+	} while (accept("."));
+	if (accept("?"))
+		pp.optional = true;
+	else if (accept("!"))
+		pp.sufficient = pp.optional = true;
+	if (cur().keyword("if")) {
+		advance();
+		if (!expect("(", "after 'if'"))
+			return false;
+		pp.cond = expression();
+		if (!pp.cond || !expect(")", "after the probe point condition"))
+			return false;
+	}
+	return true;
+}
+
+} // namespace parser_impl
+
+Script parse(const SourceFile &file, Diagnostics &diags, const PreprocInput &pp)
+{
+	unsigned before = diags.error_count();
+	std::vector<Token> toks = lex(file, diags);
+	// A lexical error cuts the token stream short; parsing the rest would
+	// only add "expected '}'" noise after the real error.
+	if (diags.error_count() != before)
+		return {};
+	toks = preprocess(std::move(toks), pp, diags);
+	if (diags.error_count() != before)
+		return {};
+	return parser_impl::Parser(std::move(toks), diags).run();
+}
+
+Script parse(const SourceFile &file, Diagnostics &diags)
+{
+	static const PreprocInput host = host_preproc_input();
+	return parse(file, diags, host);
+}
+
+} // namespace stap_pmu

@@ -1,0 +1,296 @@
+// parser_expr.cpp - Parser: expressions, by precedence level.
+#include "translator/frontend/parser_impl.h"
+
+namespace stap_pmu::parser_impl {
+
+// expression := assignment
+ExprPtr Parser::expression()
+{
+	if (++depth_ > max_depth)
+		return too_deep_t<Expr>();
+	ExprPtr e = assignment();
+	depth_--;
+	return e;
+}
+
+bool Parser::is_assign_op(const Token &t)
+{
+	static const char *ops[] = {"=",  "+=", "-=", "*=", "/=",  "%=",  ".=",
+				    "&=", "|=", "^=", "<<=", ">>=", "<<<"};
+	for (const char *op : ops)
+		if (t.punct(op))
+			return true;
+	return false;
+}
+
+ExprPtr Parser::assignment()
+{
+	ExprPtr lhs = ternary();
+	if (!lhs || !is_assign_op(cur()))
+		return lhs;
+	auto e = std::make_unique<Expr>(ExprKind::Assign, cur().loc);
+	e->text = cur().text;
+	advance();
+	ExprPtr rhs = expression(); // right associative
+	if (!rhs)
+		return nullptr;
+	e->args.push_back(std::move(lhs));
+	e->args.push_back(std::move(rhs));
+	return e;
+}
+
+ExprPtr Parser::ternary()
+{
+	ExprPtr cond = binary(0);
+	if (!cond || !cur().punct("?"))
+		return cond;
+	auto e = std::make_unique<Expr>(ExprKind::Ternary, cur().loc);
+	advance();
+	ExprPtr a = expression();
+	if (!a || !expect(":", "in conditional expression"))
+		return nullptr;
+	ExprPtr b = expression();
+	if (!b)
+		return nullptr;
+	e->args.push_back(std::move(cond));
+	e->args.push_back(std::move(a));
+	e->args.push_back(std::move(b));
+	return e;
+}
+
+// Binary operator levels, loosest first (SystemTap follows C, with '.'
+// next to '+' and '-').
+int Parser::level_of(const Token &t)
+{
+	if (t.kind != Tok::Punct)
+		return -1;
+	static const std::vector<std::vector<std::string>> levels = {
+		{"||"}, {"&&"}, {"|"}, {"^"}, {"&"}, {"==", "!="},
+		{"<", ">", "<=", ">="}, {"<<", ">>"}, {"+", "-", "."}, {"*", "/", "%"},
+	};
+	for (size_t i = 0; i < levels.size(); i++)
+		for (const std::string &op : levels[i])
+			if (t.text == op)
+				return static_cast<int>(i);
+	return -1;
+}
+
+ExprPtr Parser::binary(int min_level)
+{
+	ExprPtr lhs = unary();
+	while (lhs) {
+		int lvl = level_of(cur());
+		if (lvl < min_level)
+			break;
+		auto e = std::make_unique<Expr>(ExprKind::Binary, cur().loc);
+		e->text = cur().text;
+		advance();
+		ExprPtr rhs = binary(lvl + 1);
+		if (!rhs)
+			return nullptr;
+		e->args.push_back(std::move(lhs));
+		e->args.push_back(std::move(rhs));
+		lhs = std::move(e);
+	}
+	return lhs;
+}
+
+ExprPtr Parser::unary()
+{
+	const Token &t = cur();
+	if (t.punct("-") || t.punct("!") || t.punct("~") || t.punct("+")) {
+		auto e = std::make_unique<Expr>(ExprKind::Unary, t.loc);
+		e->text = t.text;
+		advance();
+		if (++depth_ > max_depth)
+			return too_deep_t<Expr>();
+		ExprPtr operand = unary();
+		depth_--;
+		if (!operand)
+			return nullptr;
+		if (e->text == "+")
+			return operand;
+		e->args.push_back(std::move(operand));
+		return e;
+	}
+	if (t.punct("++") || t.punct("--")) {
+		auto e = std::make_unique<Expr>(ExprKind::IncDec, t.loc);
+		e->text = t.text;
+		e->prefix = true;
+		advance();
+		ExprPtr operand = unary();
+		if (!operand)
+			return nullptr;
+		e->args.push_back(std::move(operand));
+		return e;
+	}
+	return postfix();
+}
+
+ExprPtr Parser::postfix()
+{
+	ExprPtr e = primary();
+	if (e && cur().punct("->") && !member_chain(*e))
+		return nullptr;
+	while (e && (cur().punct("++") || cur().punct("--"))) {
+		auto p = std::make_unique<Expr>(ExprKind::IncDec, cur().loc);
+		p->text = cur().text;
+		advance();
+		p->args.push_back(std::move(e));
+		e = std::move(p);
+	}
+	if (e && cur().keyword("in")) {
+		auto in = std::make_unique<Expr>(ExprKind::In, e->loc);
+		in->args.push_back(std::move(e));
+		return in_array(std::move(in));
+	}
+	return e;
+}
+
+// "->member" steps after @cast(...), or after a target variable written
+// with spaces around '->' ("$p->f" lexes as one name)
+bool Parser::member_chain(Expr &e)
+{
+	bool cast = e.kind == ExprKind::AtCall && e.text == "cast";
+	bool tvar = e.kind == ExprKind::Var && e.text.size() > 1 && e.text[0] == '$' &&
+		    e.text[1] != '$';
+	if (!cast && !tvar) {
+		error_here("'->' can only follow a target variable or @cast(...)");
+		return false;
+	}
+	while (cur().punct("->")) {
+		advance();
+		const Token &m = cur();
+		if ((m.kind != Tok::Ident && m.kind != Tok::Keyword) || m.text[0] == '$') {
+			error_here("expected a member name after '->', found " + describe(m));
+			return false;
+		}
+		if (cast) {
+			e.members.push_back(m.text);
+			e.member_locs.push_back(m.loc);
+		} else {
+			e.text += "->" + m.text;
+		}
+		advance();
+	}
+	return true;
+}
+
+ExprPtr Parser::in_array(ExprPtr in)
+{
+	advance(); // 'in'
+	if (cur().kind != Tok::Ident) {
+		error_here("expected an array name after 'in', found " + describe(cur()));
+		return nullptr;
+	}
+	in->text = cur().text;
+	advance();
+	return in;
+}
+
+bool Parser::call_args(Expr &call)
+{
+	advance(); // '('
+	if (accept(")"))
+		return true;
+	do {
+		ExprPtr a = expression();
+		if (!a)
+			return false;
+		call.args.push_back(std::move(a));
+	} while (accept(","));
+	return expect(")", "after function arguments");
+}
+
+bool Parser::index_args(Expr &e)
+{
+	advance(); // '['
+	do {
+		ExprPtr a = expression();
+		if (!a)
+			return false;
+		e.args.push_back(std::move(a));
+	} while (accept(","));
+	return expect("]", "after the array index");
+}
+
+ExprPtr Parser::primary()
+{
+	const Token &t = cur();
+	switch (t.kind) {
+	case Tok::Number: {
+		auto e = std::make_unique<Expr>(ExprKind::Number, t.loc);
+		e->number = t.number;
+		advance();
+		return e;
+	}
+	case Tok::String: {
+		auto e = std::make_unique<Expr>(ExprKind::String, t.loc);
+		e->text = t.text;
+		advance();
+		// Adjacent literals concatenate, as in C.
+		while (cur().kind == Tok::String) {
+			e->text += cur().text;
+			advance();
+		}
+		return e;
+	}
+	case Tok::Ident: {
+		bool is_call = peek_tok().punct("(");
+		bool is_index = peek_tok().punct("[");
+		auto e = std::make_unique<Expr>(is_call ? ExprKind::Call
+						: is_index ? ExprKind::Index : ExprKind::Var,
+						t.loc);
+		e->text = t.text;
+		advance();
+		if (is_call && !call_args(*e))
+			return nullptr;
+		if (is_index && !index_args(*e))
+			return nullptr;
+		return e;
+	}
+	case Tok::Embedded: {
+		auto e = std::make_unique<Expr>(ExprKind::EmbeddedC, t.loc);
+		e->text = t.text;
+		advance();
+		return e;
+	}
+	case Tok::AtIdent: {
+		auto e = std::make_unique<Expr>(ExprKind::AtCall, t.loc);
+		e->text = t.text;
+		advance();
+		if (!cur().punct("(")) {
+			error_here("expected '(' after '@" + e->text + "', found " + describe(cur()));
+			return nullptr;
+		}
+		if (!call_args(*e))
+			return nullptr;
+		return e;
+	}
+	case Tok::Punct:
+		if (t.punct("[")) {
+			auto in = std::make_unique<Expr>(ExprKind::In, t.loc);
+			if (!index_args(*in))
+				return nullptr;
+			if (!cur().keyword("in")) {
+				error_here("expected 'in' after '[...]', found " + describe(cur()));
+				return nullptr;
+			}
+			return in_array(std::move(in));
+		}
+		if (t.punct("(")) {
+			advance();
+			ExprPtr e = expression();
+			if (!e || !expect(")", "to close '('"))
+				return nullptr;
+			return e;
+		}
+		break;
+	default:
+		break;
+	}
+	error_here("expected an expression, found " + describe(t));
+	return nullptr;
+}
+
+} // namespace stap_pmu::parser_impl

@@ -1,0 +1,115 @@
+// parser_impl.h - private to parser*.cpp: the Parser class (recursive descent over the token stream).
+#pragma once
+
+#include "translator/frontend/parser.h"
+
+#include "translator/frontend/lexer.h"
+
+namespace stap_pmu::parser_impl {
+
+// Deeper nesting than this is refused with an error instead of exhausting
+// the C++ stack (hostile input: 10,000 nested parentheses).
+constexpr unsigned max_depth = 256;
+
+class Parser {
+public:
+	Parser(std::vector<Token> toks, Diagnostics &d) : toks_(std::move(toks)), diags_(d) {}
+
+	Script run();
+
+private:
+	const Token &cur() const { return toks_[pos_]; }
+	const Token &peek_tok(size_t n = 1) const;
+	bool at_end() const { return cur().kind == Tok::End; }
+	void advance();
+
+	bool accept(const char *punct);
+
+	bool expect(const char *punct, const char *context);
+
+	void error_here(std::string msg) { error_at(cur().loc, std::move(msg)); }
+
+	void error_at(SourceLoc loc, std::string msg);
+
+	void sync_top();
+
+	void sync_stmt();
+
+	bool global(Script &s, bool is_private);
+
+	bool type_name_after_colon(Type &t);
+
+	bool function(Script &s, bool is_private);
+
+	ExprPtr literal();
+
+	bool probe(Script &s);
+
+	bool probe_point(ProbePoint &pp);
+
+	StmtPtr block();
+
+	template <typename T> std::unique_ptr<T> too_deep_t()
+	{
+		error_here("nesting too deep (more than " + std::to_string(max_depth) + " levels)");
+		// Give up on the whole file: recovering inside hostile nesting only
+		// produces more noise.
+		pos_ = toks_.size() - 1;
+		aborted_ = true;
+		return nullptr;
+	}
+	StmtPtr too_deep() { return too_deep_t<Stmt>(); }
+
+	StmtPtr simple(StmtKind k);
+
+	StmtPtr statement();
+
+	StmtPtr loop_body(StmtPtr s);
+
+	StmtPtr for_stmt();
+
+	bool foreach_keys(Stmt &s);
+
+	bool sort_mark(Stmt &s, int col);
+
+	StmtPtr foreach_stmt();
+
+	StmtPtr try_stmt();
+
+	StmtPtr if_stmt();
+
+	ExprPtr expression();
+
+	static bool is_assign_op(const Token &t);
+
+	ExprPtr assignment();
+
+	ExprPtr ternary();
+
+	static int level_of(const Token &t);
+
+	ExprPtr binary(int min_level);
+
+	ExprPtr unary();
+
+	ExprPtr postfix();
+
+	bool member_chain(Expr &e);
+
+	ExprPtr in_array(ExprPtr in);
+
+	bool call_args(Expr &call);
+
+	bool index_args(Expr &e);
+
+	ExprPtr primary();
+
+	std::vector<Token> toks_;
+	Diagnostics &diags_;
+	size_t pos_ = 0;
+	unsigned depth_ = 0;
+	bool suppress_ = false;
+	bool aborted_ = false;
+};
+
+} // namespace stap_pmu::parser_impl

@@ -1,0 +1,492 @@
+// preprocess.cpp - conditionals over the target kernel and @define macros,
+// evaluated on the token stream before parsing.
+#include "translator/frontend/preprocess.h"
+
+#include <fnmatch.h>
+#include <sys/utsname.h>
+
+#include <map>
+
+namespace stap_pmu {
+
+PreprocInput host_preproc_input()
+{
+	PreprocInput in;
+	struct utsname u;
+	if (uname(&u) == 0) {
+		in.kernel_vr = u.release;
+		std::string v = u.release;
+		size_t dash = v.find('-');
+		in.kernel_v = dash == std::string::npos ? v : v.substr(0, dash);
+		in.arch = u.machine;
+	}
+	return in;
+}
+
+namespace {
+
+constexpr int max_expansion_depth = 64;
+
+struct Macro {
+	std::vector<std::string> params;
+	std::vector<Token> body;
+	SourceLoc loc;
+};
+
+// Compares dotted versions numerically: "5.10" > "5.9".
+int compare_versions(const std::string &a, const std::string &b)
+{
+	size_t i = 0, j = 0;
+	while (i < a.size() || j < b.size()) {
+		auto part = [](const std::string &s, size_t &k, bool &num) {
+			std::string p;
+			num = k < s.size() && std::isdigit(static_cast<unsigned char>(s[k]));
+			while (k < s.size() && s[k] != '.' && s[k] != '-' &&
+			       (std::isdigit(static_cast<unsigned char>(s[k])) == num))
+				p += s[k++];
+			if (k < s.size() && (s[k] == '.' || s[k] == '-'))
+				k++;
+			return p;
+		};
+		bool na, nb;
+		std::string pa = part(a, i, na), pb = part(b, j, nb);
+		if (na && nb) {
+			unsigned long long x = std::stoull(pa.empty() ? "0" : pa.substr(0, 18));
+			unsigned long long y = std::stoull(pb.empty() ? "0" : pb.substr(0, 18));
+			if (x != y)
+				return x < y ? -1 : 1;
+		} else if (pa != pb) {
+			return pa < pb ? -1 : 1;
+		}
+		if (pa.empty() && pb.empty())
+			break;
+	}
+	return 0;
+}
+
+class Preprocessor {
+public:
+	Preprocessor(const PreprocInput &in, Diagnostics &d) : in_(in), diags_(d) {}
+
+	std::vector<Token> run(std::vector<Token> toks)
+	{
+		std::vector<Token> out;
+		Token end = toks.back();
+		toks.pop_back();
+		process(toks, 0, toks.size(), out, 0);
+		out.push_back(end);
+		return out;
+	}
+
+private:
+	// finds the %? / %: / %) belonging to the %( at open
+	bool find_parts(const std::vector<Token> &t, size_t open, size_t end, size_t &q, size_t &colon,
+			size_t &close)
+	{
+		q = colon = close = 0;
+		int depth = 0;
+		for (size_t i = open + 1; i < end; i++) {
+			if (t[i].punct("%(")) {
+				depth++;
+			} else if (t[i].punct("%)")) {
+				if (depth == 0) {
+					close = i;
+					return q != 0;
+				}
+				depth--;
+			} else if (depth == 0 && t[i].punct("%?") && !q) {
+				q = i;
+			} else if (depth == 0 && t[i].punct("%:") && q && !colon) {
+				colon = i;
+			}
+		}
+		return false;
+	}
+
+	void process(const std::vector<Token> &t, size_t i, size_t end, std::vector<Token> &out,
+		     int depth)
+	{
+		if (depth > max_expansion_depth) {
+			if (!deep_reported_)
+				diags_.error(t[i < end ? i : end - 1].loc,
+					     "macro expansion nested too deep (more than " +
+						     std::to_string(max_expansion_depth) + " levels)");
+			deep_reported_ = true;
+			return;
+		}
+		while (i < end && !deep_reported_) {
+			const Token &tok = t[i];
+			if (tok.punct("%(")) {
+				size_t q, colon, close;
+				if (!find_parts(t, i, end, q, colon, close)) {
+					diags_.error(tok.loc, "unterminated conditional: '%(' needs '%?' and '%)'");
+					return;
+				}
+				bool ok = true;
+				bool v = condition(t, i + 1, q, ok);
+				if (!ok)
+					return;
+				if (v)
+					process(t, q + 1, colon ? colon : close, out, depth);
+				else if (colon)
+					process(t, colon + 1, close, out, depth);
+				i = close + 1;
+				continue;
+			}
+			if (tok.punct("%?") || tok.punct("%:") || tok.punct("%)")) {
+				diags_.error(tok.loc, "'" + tok.text + "' outside a '%( ... %)' conditional");
+				return;
+			}
+			if (tok.kind == Tok::AtIdent && tok.text == "define") {
+				i = define(t, i, end);
+				if (i == 0)
+					return;
+				continue;
+			}
+			if (tok.kind == Tok::AtIdent && macros_.count(tok.text)) {
+				i = expand(t, i, end, out, depth);
+				if (i == 0)
+					return;
+				continue;
+			}
+			if (tok.kind == Tok::Embedded && !in_.guru) {
+				diags_.error(tok.loc, "embedded C code is only allowed in guru mode",
+					     "run stap-pmu with -g to accept %{ ... %}");
+				return;
+			}
+			out.push_back(tok);
+			i++;
+		}
+	}
+
+	// @define NAME[(a, b)] %( body %); returns the index after it, 0 on error
+	size_t define(const std::vector<Token> &t, size_t i, size_t end)
+	{
+		SourceLoc at = t[i].loc;
+		i++;
+		if (i >= end || t[i].kind != Tok::Ident) {
+			diags_.error(i < end ? t[i].loc : at, "expected a macro name after '@define'");
+			return 0;
+		}
+		std::string name = t[i].text;
+		Macro m;
+		m.loc = t[i].loc;
+		i++;
+		if (i < end && t[i].punct("(")) {
+			i++;
+			while (i < end && !t[i].punct(")")) {
+				if (t[i].kind != Tok::Ident) {
+					diags_.error(t[i].loc, "expected a macro parameter name, found " +
+								       describe(t[i]));
+					return 0;
+				}
+				m.params.push_back(t[i].text);
+				i++;
+				if (i < end && t[i].punct(","))
+					i++;
+			}
+			i++;
+		}
+		if (i >= end || !t[i].punct("%(")) {
+			diags_.error(i < end ? t[i].loc : at,
+				     "expected '%(' to start the body of macro '" + name + "'");
+			return 0;
+		}
+		int depth = 0;
+		size_t j = i + 1;
+		for (; j < end; j++) {
+			if (t[j].punct("%("))
+				depth++;
+			else if (t[j].punct("%)")) {
+				if (depth == 0)
+					break;
+				depth--;
+			}
+		}
+		if (j >= end) {
+			diags_.error(t[i].loc, "unterminated body of macro '" + name + "'");
+			return 0;
+		}
+		m.body.assign(t.begin() + static_cast<long>(i + 1), t.begin() + static_cast<long>(j));
+		// a bad -D value is reported; the script's body stays (no follow-up errors)
+		if (auto d = in_.defines.find(name); d != in_.defines.end())
+			override(m, name, d->second);
+		if (macros_.count(name)) {
+			diags_.error(m.loc, "macro '" + name + "' is defined twice");
+			return 0;
+		}
+		macros_[name] = std::move(m);
+		return j + 1;
+	}
+
+	// -D NAME=VALUE: VALUE's tokens become the body of @define NAME (the
+	// script's body is its default); they point at the macro's name
+	void override(Macro &m, const std::string &name, const std::string &value)
+	{
+		if (!m.params.empty()) {
+			diags_.error(m.loc, "-D " + name + " cannot replace macro '" + name +
+						    "', which takes parameters");
+			return;
+		}
+		SourceFile src("-D " + name, value);
+		Diagnostics scratch;
+		std::vector<Token> toks = lex(src, scratch);
+		if (scratch.has_errors()) {
+			diags_.error(m.loc, "-D " + name + "=" + value +
+						    " does not give script tokens for macro '" + name +
+						    "': " + scratch.all().front().message,
+				     "VALUE is script code, as in C: a string needs its quotes, -D '" +
+					     name + "=\"text\"'");
+			return;
+		}
+		toks.pop_back(); // Tok::End
+		for (Token &tk : toks)
+			tk.loc = m.loc;
+		m.body = std::move(toks);
+	}
+
+	size_t expand(const std::vector<Token> &t, size_t i, size_t end, std::vector<Token> &out,
+		      int depth)
+	{
+		const Macro &m = macros_.at(t[i].text);
+		SourceLoc use = t[i].loc;
+		// a macro that uses itself twice doubles at every level: bound the
+		// total work, not only the depth
+		if (++expansions_ > max_expansions || out.size() > max_output_tokens) {
+			if (!deep_reported_)
+				diags_.error(use, "macro expansion too large (more than " +
+							  std::to_string(max_expansions) + " expansions)");
+			deep_reported_ = true;
+			return 0;
+		}
+		i++;
+		std::vector<std::vector<Token>> args;
+		if (!m.params.empty()) {
+			if (i >= end || !t[i].punct("(")) {
+				diags_.error(use, "macro '@" + t[i - 1].text + "' needs " +
+							  std::to_string(m.params.size()) + " argument(s)");
+				return 0;
+			}
+			i++;
+			int d = 0;
+			args.emplace_back();
+			for (; i < end; i++) {
+				if (t[i].punct("(") || t[i].punct("[") || t[i].punct("{"))
+					d++;
+				else if (t[i].punct(")") || t[i].punct("]") || t[i].punct("}")) {
+					if (d == 0)
+						break;
+					d--;
+				}
+				if (d == 0 && t[i].punct(",")) {
+					args.emplace_back();
+					continue;
+				}
+				args.back().push_back(t[i]);
+			}
+			if (i >= end) {
+				diags_.error(use, "unterminated macro arguments");
+				return 0;
+			}
+			i++; // ')'
+			if (args.size() != m.params.size()) {
+				diags_.error(use, "macro takes " + std::to_string(m.params.size()) +
+							  " argument(s), " + std::to_string(args.size()) +
+							  " given");
+				return 0;
+			}
+		}
+		std::vector<Token> body;
+		for (const Token &b : m.body) {
+			bool replaced = false;
+			if (b.kind == Tok::AtIdent)
+				for (size_t k = 0; k < m.params.size(); k++)
+					if (b.text == m.params[k]) {
+						for (Token a : args[k])
+							body.push_back(a);
+						replaced = true;
+					}
+			if (!replaced) {
+				Token c = b;
+				c.loc = use; // errors inside an expansion point at its use
+				body.push_back(c);
+			}
+		}
+		process(body, 0, body.size(), out, depth + 1);
+		return i;
+	}
+
+	// condition := atom { (&& | ||) atom }, evaluated left to right
+	bool condition(const std::vector<Token> &t, size_t i, size_t end, bool &ok)
+	{
+		bool v = false;
+		bool first = true;
+		std::string op;
+		while (i < end) {
+			bool neg = false;
+			if (t[i].punct("!")) {
+				neg = true;
+				i++;
+			}
+			bool a;
+			if (i < end && t[i].punct("(")) {
+				int d = 0;
+				size_t j = i;
+				for (; j < end; j++) {
+					if (t[j].punct("("))
+						d++;
+					else if (t[j].punct(")") && --d == 0)
+						break;
+				}
+				a = condition(t, i + 1, j, ok);
+				i = j + 1;
+			} else {
+				a = atom(t, i, end, ok);
+			}
+			if (!ok)
+				return false;
+			a = a != neg;
+			v = first ? a : op == "&&" ? (v && a) : (v || a);
+			first = false;
+			if (i >= end)
+				break;
+			if (!t[i].punct("&&") && !t[i].punct("||")) {
+				diags_.error(t[i].loc, "expected '&&', '||' or '%?' in conditional, found " +
+							       describe(t[i]));
+				ok = false;
+				return false;
+			}
+			op = t[i].text;
+			i++;
+		}
+		if (first) {
+			diags_.error(t[end].loc, "empty condition in '%( %)'");
+			ok = false;
+		}
+		return v;
+	}
+
+	bool atom(const std::vector<Token> &t, size_t &i, size_t end, bool &ok)
+	{
+		if (i >= end || (t[i].kind != Tok::Ident && t[i].kind != Tok::Keyword)) {
+			diags_.error(t[i < end ? i : end].loc,
+				     "expected kernel_v, kernel_vr, arch or CONFIG_... in conditional, found " +
+					     describe(t[i < end ? i : end]));
+			ok = false;
+			return false;
+		}
+		const Token &name = t[i];
+		if (i + 2 >= end || t[i + 1].kind != Tok::Punct ||
+		    !(t[i + 2].kind == Tok::String || t[i + 2].kind == Tok::Number)) {
+			diags_.error(name.loc, "expected 'NAME OP \"value\"' in conditional");
+			ok = false;
+			return false;
+		}
+		const std::string &op = t[i + 1].text;
+		const Token &rhs = t[i + 2];
+		i += 3;
+		static const char *ops[] = {"==", "!=", "<", "<=", ">", ">="};
+		bool known_op = false;
+		for (const char *o : ops)
+			known_op |= op == o;
+		if (!known_op) {
+			diags_.error(t[i - 2].loc, "unknown comparison '" + op + "' in conditional");
+			ok = false;
+			return false;
+		}
+		std::string lhs;
+		bool version = false;
+		if (name.text == "kernel_v") {
+			lhs = in_.kernel_v;
+			version = true;
+		} else if (name.text == "kernel_vr") {
+			lhs = in_.kernel_vr;
+			version = true;
+		} else if (name.text == "arch") {
+			lhs = in_.arch;
+		} else if (name.text == "runtime") {
+			lhs = "kernel";
+		} else if (name.text.rfind("CONFIG_", 0) == 0) {
+			auto it = in_.config.find(name.text);
+			lhs = it == in_.config.end() ? "" : it->second;
+			if (lhs.size() >= 2 && lhs.front() == '"' && lhs.back() == '"')
+				lhs = lhs.substr(1, lhs.size() - 2);
+			if (rhs.kind == Tok::Number) {
+				long long l = 0;
+				try {
+					l = lhs.empty() ? 0 : std::stoll(lhs, nullptr, 0);
+				} catch (...) {
+				}
+				return cmp(l < rhs.number ? -1 : l > rhs.number ? 1 : 0, op);
+			}
+		} else {
+			diags_.error(name.loc, "unknown name '" + name.text + "' in conditional",
+				     "known: kernel_v, kernel_vr, arch, runtime, CONFIG_...");
+			ok = false;
+			return false;
+		}
+		std::string r = rhs.kind == Tok::String ? rhs.text : std::to_string(rhs.number);
+		if ((op == "==" || op == "!=") && !version)
+			return (fnmatch(r.c_str(), lhs.c_str(), 0) == 0) == (op == "==");
+		if ((op == "==" || op == "!=") && r.find_first_of("*?[") != std::string::npos)
+			return (fnmatch(r.c_str(), lhs.c_str(), 0) == 0) == (op == "==");
+		int c = version ? compare_versions(lhs, r) : lhs.compare(r);
+		return cmp(c, op);
+	}
+
+	static bool cmp(int c, const std::string &op)
+	{
+		if (op == "==") return c == 0;
+		if (op == "!=") return c != 0;
+		if (op == "<") return c < 0;
+		if (op == "<=") return c <= 0;
+		if (op == ">") return c > 0;
+		return c >= 0;
+	}
+
+	const PreprocInput &in_;
+	Diagnostics &diags_;
+	std::map<std::string, Macro> macros_;
+	bool deep_reported_ = false;
+	unsigned expansions_ = 0;
+	static constexpr unsigned max_expansions = 10000;
+	static constexpr size_t max_output_tokens = 1000000;
+};
+
+} // namespace
+
+std::vector<Token> preprocess(std::vector<Token> toks, const PreprocInput &in, Diagnostics &diags)
+{
+	return Preprocessor(in, diags).run(std::move(toks));
+}
+
+} // namespace stap_pmu
+
+#include <fstream>
+
+namespace stap_pmu {
+
+PreprocInput preproc_input_from_tree(const std::string &dir, const std::string &release,
+				     const std::string &kbuild_arch)
+{
+	PreprocInput in;
+	in.kernel_vr = release;
+	size_t dash = release.find('-');
+	in.kernel_v = dash == std::string::npos ? release : release.substr(0, dash);
+	in.arch = kbuild_arch == "x86" || kbuild_arch.empty() ? "x86_64" : kbuild_arch;
+	for (const char *name : {"/include/config/auto.conf", "/.config"}) {
+		std::ifstream f(dir + name);
+		if (!f)
+			continue;
+		for (std::string line; std::getline(f, line);) {
+			size_t eq = line.find('=');
+			if (line.rfind("CONFIG_", 0) != 0 || eq == std::string::npos)
+				continue;
+			in.config[line.substr(0, eq)] = line.substr(eq + 1);
+		}
+		break;
+	}
+	return in;
+}
+
+} // namespace stap_pmu

@@ -1,0 +1,44 @@
+// preprocess.h - SystemTap's preprocessor at the token level:
+//   %( kernel_v >= "5.0" %? tokens %: tokens %)   conditionals
+//   @define NAME(a, b) %( body %)  and @NAME(x, y)  macros
+// The facts the conditions test come from the target kernel tree; main.cpp
+// fills PreprocInput from it.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "translator/frontend/diagnostics.h"
+#include "translator/frontend/lexer.h"
+
+namespace stap_pmu {
+
+struct PreprocInput {
+	std::string kernel_v;  // "6.1.0"
+	std::string kernel_vr; // "6.1.0-57-amd64"
+	std::string arch;      // "x86_64"
+	std::map<std::string, std::string> config; // CONFIG_X -> "y", "m", "\"str\"", "123"
+	bool guru = false;     // -g: embedded C allowed
+	// -D NAME=VALUE: replaces the body of the script's @define NAME (a
+	// macro without parameters) with VALUE's tokens
+	std::map<std::string, std::string> defines;
+};
+
+// Defaults describing the running host (uname), no CONFIG_ values.
+PreprocInput host_preproc_input();
+
+std::vector<Token> preprocess(std::vector<Token> toks, const PreprocInput &in,
+			      Diagnostics &diags);
+
+} // namespace stap_pmu
+
+namespace stap_pmu {
+
+// Facts of a kernel build tree: release "6.1.0-57-amd64" (kernel_vr; kernel_v
+// is the part before '-'), kbuild ARCH ("x86" -> arch "x86_64"), and the
+// CONFIG_ values of DIR/include/config/auto.conf (or DIR/.config).
+PreprocInput preproc_input_from_tree(const std::string &dir, const std::string &release,
+				     const std::string &kbuild_arch);
+
+} // namespace stap_pmu

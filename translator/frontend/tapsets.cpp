@@ -1,0 +1,197 @@
+// tapsets.cpp - finding and pulling in tapset files.
+#include "translator/frontend/tapsets.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "translator/frontend/parser.h"
+
+namespace fs = std::filesystem;
+
+namespace stap_pmu {
+
+namespace {
+
+struct Uses {
+	std::set<std::string> calls, vars, assigned, points;
+};
+
+void collect(const Expr &e, Uses &u)
+{
+	if (e.kind == ExprKind::Call)
+		u.calls.insert(e.text);
+	if (e.kind == ExprKind::Var || e.kind == ExprKind::Index || e.kind == ExprKind::In)
+		u.vars.insert(e.text);
+	if ((e.kind == ExprKind::Assign || e.kind == ExprKind::IncDec) &&
+	    e.args[0]->kind == ExprKind::Var)
+		u.assigned.insert(e.args[0]->text);
+	for (const ExprPtr &a : e.args)
+		if (a)
+			collect(*a, u);
+}
+
+void collect(const Stmt &s, Uses &u)
+{
+	if (s.expr)
+		collect(*s.expr, u);
+	for (const ExprPtr &e : s.exprs)
+		if (e)
+			collect(*e, u);
+	if (s.limit)
+		collect(*s.limit, u);
+	if (s.kind == StmtKind::Foreach) {
+		u.vars.insert(s.name);
+		for (const std::string &n : s.names)
+			u.assigned.insert(n);
+		if (!s.value.empty())
+			u.assigned.insert(s.value);
+	}
+	for (const StmtPtr &b : s.body)
+		if (b)
+			collect(*b, u);
+}
+
+// Symbols a script uses but does not define.
+std::set<std::string> needs(const Script &s, const std::set<std::string> &builtins)
+{
+	Uses u;
+	std::set<std::string> defined;
+	for (const Global &g : s.globals)
+		defined.insert(g.name);
+	for (const Function &f : s.functions) {
+		defined.insert(f.name);
+		Uses fu;
+		if (f.body)
+			collect(*f.body, fu);
+		for (const Param &p : f.params)
+			fu.assigned.insert(p.name);
+		u.calls.insert(fu.calls.begin(), fu.calls.end());
+		for (const std::string &v : fu.vars)
+			if (!fu.assigned.count(v))
+				u.vars.insert(v);
+	}
+	for (const Probe &p : s.probes) {
+		if (p.is_alias)
+			for (const ProbePoint &n : p.alias_names)
+				defined.insert(probe_point_str(n));
+		for (const ProbePoint &pp : p.points) {
+			u.points.insert(probe_point_str(pp));
+			if (pp.cond)
+				collect(*pp.cond, u);
+		}
+		Uses pu;
+		collect(*p.body, pu);
+		u.calls.insert(pu.calls.begin(), pu.calls.end());
+		for (const std::string &v : pu.vars)
+			if (!pu.assigned.count(v))
+				u.vars.insert(v);
+	}
+	std::set<std::string> out;
+	for (const std::string &c : u.calls)
+		if (!defined.count(c) && !builtins.count(c))
+			out.insert(c);
+	for (const std::string &v : u.vars)
+		if (!defined.count(v))
+			out.insert(v);
+	for (const std::string &p : u.points)
+		if (!defined.count(p))
+			out.insert(p);
+	return out;
+}
+
+} // namespace
+
+std::vector<TapsetFile> load_tapsets(const std::vector<std::string> &dirs, const PreprocInput &pp)
+{
+	std::vector<TapsetFile> out;
+	for (const std::string &dir : dirs) {
+		std::error_code ec;
+		if (!fs::is_directory(dir, ec))
+			continue;
+		std::vector<fs::path> files;
+		for (auto it = fs::recursive_directory_iterator(dir, ec);
+		     !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+			if (it->path().extension() == ".stp")
+				files.push_back(it->path());
+		std::sort(files.begin(), files.end());
+		for (const fs::path &p : files) {
+			std::string err;
+			TapsetFile t;
+			t.source = read_source_file(p.string(), &err);
+			if (!t.source)
+				continue;
+			Diagnostics scratch;
+			t.script = parse(*t.source, scratch, pp);
+			for (const Function &f : t.script.functions)
+				t.defines.push_back(f.name);
+			for (const Global &g : t.script.globals)
+				t.defines.push_back(g.name);
+			for (const Probe &pr : t.script.probes)
+				if (pr.is_alias)
+					for (const ProbePoint &n : pr.alias_names)
+						t.defines.push_back(probe_point_str(n));
+			if (scratch.has_errors())
+				t.defines.clear(); // a broken tapset provides nothing
+			out.push_back(std::move(t));
+		}
+	}
+	return out;
+}
+
+std::vector<std::string> tapset_aliases(const std::vector<TapsetFile> &tapsets)
+{
+	std::vector<std::string> out;
+	for (const TapsetFile &t : tapsets)
+		for (const Probe &pr : t.script.probes)
+			if (pr.is_alias)
+				for (const ProbePoint &n : pr.alias_names)
+					out.push_back(probe_point_str(n));
+	return out;
+}
+
+std::vector<std::unique_ptr<SourceFile>> resolve_tapsets(Script &script,
+							 std::vector<TapsetFile> tapsets,
+							 const std::set<std::string> &builtins,
+							 Diagnostics &diags)
+{
+	(void)diags;
+	std::vector<std::unique_ptr<SourceFile>> used;
+	std::vector<bool> taken(tapsets.size());
+	bool again = true;
+	while (again) {
+		again = false;
+		std::set<std::string> want = needs(script, builtins);
+		for (size_t i = 0; i < tapsets.size(); i++) {
+			if (taken[i])
+				continue;
+			bool hit = false;
+			for (const std::string &d : tapsets[i].defines)
+				hit |= want.count(d) != 0;
+			if (!hit)
+				continue;
+			taken[i] = again = true;
+			Script &t = tapsets[i].script;
+			for (Global &g : t.globals) {
+				g.from_tapset = true;
+				script.globals.push_back(std::move(g));
+			}
+			for (Function &f : t.functions) {
+				f.from_tapset = true;
+				script.functions.push_back(std::move(f));
+			}
+			for (Probe &p : t.probes) {
+				p.from_tapset = true;
+				script.probes.push_back(std::move(p));
+			}
+			for (size_t e = 0; e < t.embedded.size(); e++) {
+				script.embedded.push_back(std::move(t.embedded[e]));
+				script.embedded_locs.push_back(t.embedded_locs[e]);
+			}
+			used.push_back(std::move(tapsets[i].source));
+		}
+	}
+	return used;
+}
+
+} // namespace stap_pmu

@@ -1,0 +1,40 @@
+// tapsets.h - script libraries (.stp files in tapsets/ and -I DIRs). A
+// tapset file is pulled into a script when the script (or a tapset already
+// pulled in) uses one of its symbols: a function it calls, a global it reads
+// without declaring, or a probe alias it probes.
+#pragma once
+
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "translator/frontend/ast.h"
+#include "translator/frontend/diagnostics.h"
+#include "translator/frontend/preprocess.h"
+#include "translator/frontend/source.h"
+
+namespace stap_pmu {
+
+struct TapsetFile {
+	std::unique_ptr<SourceFile> source;
+	Script script;
+	std::vector<std::string> defines; // functions, globals, alias names
+};
+
+// Parses every *.stp under dirs (sorted, first dir first). Files with syntax
+// errors are reported only when they are pulled in.
+std::vector<TapsetFile> load_tapsets(const std::vector<std::string> &dirs, const PreprocInput &pp);
+
+// Moves the needed tapsets' declarations into script (marked from_tapset,
+// not printed by -p1); returns the sources they point into, which must
+// outlive the script. A call of a name in builtins never pulls a tapset in.
+std::vector<std::unique_ptr<SourceFile>> resolve_tapsets(Script &script,
+							 std::vector<TapsetFile> tapsets,
+							 const std::set<std::string> &builtins,
+							 Diagnostics &diags);
+
+// Probe alias names the tapsets define (for -l / -L).
+std::vector<std::string> tapset_aliases(const std::vector<TapsetFile> &tapsets);
+
+} // namespace stap_pmu

@@ -1,0 +1,897 @@
+// dwarf.cpp - DWARF lookups through libdw/libdwfl (offline reporting, which
+// applies the relocations of .ko files).
+#include "translator/kernelinfo/dwarf.h"
+#include "translator/support/suggest.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <set>
+
+namespace stap_pmu::dwarf {
+
+namespace fs = std::filesystem;
+
+Config &config()
+{
+	static Config c;
+	return c;
+}
+
+namespace {
+
+struct Handle {
+	Dwfl *dwfl = nullptr;
+	Dwarf *dbg = nullptr;
+	Dwarf_Addr bias = 0;
+};
+
+// Opened files stay open for the life of the process.
+const Handle *open_file(const std::string &path, std::string &err)
+{
+	static std::map<std::string, Handle> cache;
+	auto it = cache.find(path);
+	if (it != cache.end())
+		return &it->second;
+	static const Dwfl_Callbacks cb = {
+		.find_elf = nullptr,
+		.find_debuginfo = dwfl_standard_find_debuginfo,
+		.section_address = dwfl_offline_section_address,
+		.debuginfo_path = nullptr,
+	};
+	Handle h;
+	h.dwfl = dwfl_begin(&cb);
+	Dwfl_Module *m = h.dwfl ? dwfl_report_offline(h.dwfl, path.c_str(), path.c_str(), -1) : nullptr;
+	if (!m) {
+		err = "cannot read " + path + ": " + dwfl_errmsg(-1);
+		if (h.dwfl)
+			dwfl_end(h.dwfl);
+		return nullptr;
+	}
+	dwfl_report_end(h.dwfl, nullptr, nullptr);
+	h.dbg = dwfl_module_getdwarf(m, &h.bias);
+	if (!h.dbg) {
+		err = path + " has no DWARF debugging information";
+		dwfl_end(h.dwfl);
+		return nullptr;
+	}
+	return &(cache[path] = h);
+}
+
+// Calls visit(cu, fn) for every function with code (not a declaration) in
+// every compilation unit of h.
+template <class Visit> void each_defined_function(const Handle *h, Visit &&visit)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	while (dwarf_nextcu(h->dbg, off, &next, &hsize, nullptr, nullptr, nullptr) == 0) {
+		Dwarf_Die cu, fn;
+		Dwarf_Off cuoff = off;
+		off = next;
+		if (!dwarf_offdie(h->dbg, cuoff + hsize, &cu) || dwarf_child(&cu, &fn) != 0)
+			continue;
+		do {
+			if (dwarf_tag(&fn) == DW_TAG_subprogram &&
+			    !dwarf_hasattr(&fn, DW_AT_declaration) && dwarf_hasattr(&fn, DW_AT_low_pc))
+				visit(&cu, &fn);
+		} while (dwarf_siblingof(&fn, &fn) == 0);
+	}
+}
+
+
+std::string norm_mod(std::string s)
+{
+	std::replace(s.begin(), s.end(), '-', '_');
+	return s;
+}
+
+bool is_ko_of(const fs::path &p, const std::string &module)
+{
+	std::string f = p.filename().string();
+	for (const char *ext : {".ko", ".ko.xz", ".ko.zst", ".ko.gz"}) {
+		std::string e = ext;
+		if (f.size() > e.size() && f.compare(f.size() - e.size(), e.size(), e) == 0)
+			return norm_mod(f.substr(0, f.size() - e.size())) == norm_mod(module);
+	}
+	return false;
+}
+
+// Searches dir recursively (each dir and module once per run: every @cast
+// and DWARF probe point of a module asks again).
+std::string find_in_dir(const std::string &dir, const std::string &module)
+{
+	static std::map<std::pair<std::string, std::string>, std::string> cache;
+	auto key = std::make_pair(dir, norm_mod(module));
+	if (auto c = cache.find(key); c != cache.end())
+		return c->second;
+	std::string &found = cache[key];
+	std::error_code ec;
+	for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
+	     !ec && it != end; it.increment(ec))
+		if (it->is_regular_file(ec) && is_ko_of(it->path(), module))
+			return found = it->path().string();
+	return found;
+}
+
+// The DWARF file of module ("" : the kernel), or "" with err/hint set.
+// for_cast: the messages are about @cast's module argument.
+std::string dwarf_file_of(const std::string &module, std::string &err, std::string &hint,
+			  bool for_cast = false)
+{
+	const Config &c = config();
+	if (module.empty()) {
+		std::vector<std::string> cands;
+		if (!c.vmlinux.empty())
+			cands.push_back(c.vmlinux);
+		cands.push_back("/usr/lib/debug/boot/vmlinux-" + c.release);
+		cands.push_back("/usr/lib/debug/lib/modules/" + c.release + "/vmlinux");
+		cands.push_back("/lib/modules/" + c.release + "/build/vmlinux");
+		for (const std::string &p : cands)
+			if (fs::is_regular_file(p))
+				return p;
+		err = std::string(for_cast ? "@cast(..., \"kernel\")" : "kernel.function") +
+		      " needs the kernel's DWARF: " + cands[c.vmlinux.empty() ? 0 : 1] + " not found";
+		hint = "give a debug vmlinux with --vmlinux FILE (package linux-image-" + c.release +
+		       (for_cast ? "-dbg), or name a module whose DWARF defines the type: "
+				   "@cast(p, \"struct NAME\", \"MODULE\")"
+				 : "-dbg), or probe by symbol with kprobe.function(\"name\"), which needs "
+				   "no DWARF");
+		return "";
+	}
+	for (const std::string &f : c.module_files)
+		if (is_ko_of(f, module))
+			return f;
+	std::vector<std::string> dirs = c.module_dirs;
+	dirs.push_back("/lib/modules/" + c.release);
+	for (const std::string &d : dirs) {
+		std::string p = find_in_dir(d, module);
+		if (!p.empty())
+			return p;
+	}
+	err = (for_cast ? "@cast(..., \"" + module + "\")" : "module(\"" + module + "\")") +
+	      " needs " + module + ".ko with DWARF: not found in ";
+	for (size_t i = 0; i < dirs.size(); i++)
+		err += (i ? ", " : "") + dirs[i];
+	hint = for_cast ? "give its directory with --module-dir DIR, or the file with --vm-module FILE.ko"
+			: "give its directory with --module-dir DIR, or probe by symbol with "
+			  "kprobe.module(\"" + module + "\").function(\"name\"), which needs no DWARF";
+	return "";
+}
+
+bool type_die(Dwarf_Die *die, Dwarf_Die *out)
+{
+	Dwarf_Attribute a;
+	return dwarf_attr_integrate(die, DW_AT_type, &a) && dwarf_formref_die(&a, out);
+}
+
+// Strips typedefs and qualifiers; false for void.
+bool strip(Dwarf_Die *t)
+{
+	for (;;) {
+		int tag = dwarf_tag(t);
+		if (tag != DW_TAG_typedef && tag != DW_TAG_const_type && tag != DW_TAG_volatile_type &&
+		    tag != DW_TAG_restrict_type && tag != DW_TAG_atomic_type)
+			return true;
+		if (!type_die(t, t))
+			return false;
+	}
+}
+
+std::string type_str(Dwarf_Die *die);
+
+// C spelling of type t: "struct stp_tm_rec*", "long int", "char[]"
+std::string type_name(Dwarf_Die t)
+{
+	std::string stars;
+	for (;;) {
+		int tag = dwarf_tag(&t);
+		if (tag == DW_TAG_pointer_type)
+			stars += "*";
+		else if (tag != DW_TAG_const_type && tag != DW_TAG_volatile_type)
+			break;
+		if (!type_die(&t, &t))
+			return "void" + stars;
+	}
+	const char *nm = dwarf_diename(&t);
+	int tag = dwarf_tag(&t);
+	std::string kw = tag == DW_TAG_structure_type ? "struct " : tag == DW_TAG_union_type ? "union "
+			 : tag == DW_TAG_enumeration_type ? "enum " : "";
+	if (tag == DW_TAG_array_type)
+		return type_str(&t) + "[]" + stars;
+	if (tag == DW_TAG_subroutine_type)
+		return "func" + stars;
+	return kw + (nm ? nm : "?") + stars;
+}
+
+// C spelling of the type of die (a variable, parameter, member or function)
+std::string type_str(Dwarf_Die *die)
+{
+	Dwarf_Die t;
+	if (!type_die(die, &t))
+		return "void";
+	return type_name(t);
+}
+
+// A scalar (integer, enum, pointer, bool) type: size and signedness.
+bool scalar(Dwarf_Die t, unsigned &size, bool &is_signed)
+{
+	if (!strip(&t))
+		return false;
+	int tag = dwarf_tag(&t);
+	Dwarf_Word sz = 8;
+	if (tag == DW_TAG_pointer_type) {
+		size = 8;
+		is_signed = false;
+		return true;
+	}
+	if (tag != DW_TAG_base_type && tag != DW_TAG_enumeration_type)
+		return false;
+	Dwarf_Attribute a;
+	if (dwarf_attr_integrate(&t, DW_AT_byte_size, &a))
+		dwarf_formudata(&a, &sz);
+	is_signed = false;
+	if (tag == DW_TAG_base_type && dwarf_attr_integrate(&t, DW_AT_encoding, &a)) {
+		Dwarf_Word enc = 0;
+		dwarf_formudata(&a, &enc);
+		if (enc == DW_ATE_float)
+			return false;
+		is_signed = enc == DW_ATE_signed || enc == DW_ATE_signed_char;
+	} else if (tag == DW_TAG_enumeration_type) {
+		is_signed = true;
+	}
+	if (sz != 1 && sz != 2 && sz != 4 && sz != 8)
+		return false;
+	size = static_cast<unsigned>(sz);
+	return true;
+}
+
+// Finds member `name` in struct/union t (anonymous members searched too);
+// false for a bit field (*bitfield set).
+bool find_member(Dwarf_Die *t, const std::string &name, Dwarf_Die *out, int64_t &off,
+		 bool *bitfield = nullptr)
+{
+	Dwarf_Die m;
+	if (dwarf_child(t, &m) != 0)
+		return false;
+	do {
+		if (dwarf_tag(&m) != DW_TAG_member)
+			continue;
+		Dwarf_Word moff = 0;
+		Dwarf_Attribute a;
+		if (dwarf_attr_integrate(&m, DW_AT_data_member_location, &a))
+			dwarf_formudata(&a, &moff);
+		const char *mn = dwarf_diename(&m);
+		if (mn && name == mn) {
+			if (dwarf_hasattr(&m, DW_AT_bit_size) || dwarf_hasattr(&m, DW_AT_data_bit_offset)) {
+				if (bitfield)
+					*bitfield = true;
+				return false;
+			}
+			*out = m;
+			off = static_cast<int64_t>(moff);
+			return true;
+		}
+		if (!mn) {
+			Dwarf_Die mt;
+			int64_t sub = 0;
+			if (type_die(&m, &mt) && strip(&mt) && find_member(&mt, name, out, sub, bitfield)) {
+				off = static_cast<int64_t>(moff) + sub;
+				return true;
+			}
+		}
+	} while (dwarf_siblingof(&m, &m) == 0);
+	return false;
+}
+
+// The member names of struct/union t, anonymous members' members inline.
+void member_names(Dwarf_Die *t, std::vector<std::string> &out)
+{
+	Dwarf_Die m;
+	if (dwarf_child(t, &m) != 0)
+		return;
+	do {
+		if (dwarf_tag(&m) != DW_TAG_member)
+			continue;
+		Dwarf_Die mt;
+		if (const char *mn = dwarf_diename(&m))
+			out.push_back(mn);
+		else if (type_die(&m, &mt) && strip(&mt))
+			member_names(&mt, out);
+	} while (dwarf_siblingof(&m, &m) == 0);
+}
+
+// Named struct, union and typedef definitions of one DWARF file, by
+// "struct NAME", "union NAME", "typedef NAME" (the first definition);
+// declarations only (no definition in the file) in `declared`.
+struct TypeIndex {
+	std::map<std::string, Dwarf_Off> defs;
+	std::set<std::string> declared;
+};
+
+const TypeIndex &type_index(Dwarf *dbg)
+{
+	static std::map<Dwarf *, TypeIndex> cache;
+	auto it = cache.find(dbg);
+	if (it != cache.end())
+		return it->second;
+	TypeIndex &ix = cache[dbg];
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	while (dwarf_nextcu(dbg, off, &next, &hsize, nullptr, nullptr, nullptr) == 0) {
+		Dwarf_Die cu, d;
+		Dwarf_Off cuoff = off;
+		off = next;
+		if (!dwarf_offdie(dbg, cuoff + hsize, &cu) || dwarf_child(&cu, &d) != 0)
+			continue;
+		do {
+			int tag = dwarf_tag(&d);
+			const char *kw = tag == DW_TAG_structure_type ? "struct "
+					 : tag == DW_TAG_union_type   ? "union "
+					 : tag == DW_TAG_typedef      ? "typedef "
+								      : nullptr;
+			const char *nm = kw ? dwarf_diename(&d) : nullptr;
+			if (!nm)
+				continue;
+			std::string key = kw + std::string(nm);
+			if (dwarf_hasattr(&d, DW_AT_declaration))
+				ix.declared.insert(key);
+			else
+				ix.defs.emplace(key, dwarf_dieoffset(&d));
+		} while (dwarf_siblingof(&d, &d) == 0);
+	}
+	for (const auto &[k, o] : ix.defs)
+		ix.declared.erase(k);
+	return ix;
+}
+
+// A struct or union that is only declared here (a pointer to a type
+// defined in another compilation unit): its definition in the same file.
+void complete(Dwarf_Die *t)
+{
+	int tag = dwarf_tag(t);
+	const char *nm = dwarf_diename(t);
+	if ((tag != DW_TAG_structure_type && tag != DW_TAG_union_type) || !nm ||
+	    !dwarf_hasattr(t, DW_AT_declaration))
+		return;
+	Dwarf *dbg = dwarf_cu_getdwarf(t->cu);
+	if (!dbg)
+		return;
+	const TypeIndex &ix = type_index(dbg);
+	auto it = ix.defs.find((tag == DW_TAG_structure_type ? "struct " : "union ") + std::string(nm));
+	Dwarf_Die def;
+	if (it != ix.defs.end() && dwarf_offdie(dbg, it->second, &def))
+		*t = def;
+}
+
+// Where a member walk stopped; the callers word the message.
+struct WalkFail {
+	enum What { NotPointer, Incomplete, NoMember, BitField, Unreadable, NotScalar } what = NotPointer;
+	size_t step = 0;                // index of the member (NotPointer, NoMember, BitField)
+	std::string type;               // NotPointer, Unreadable: the value's type;
+					// others: the struct or union searched
+	std::vector<std::string> names; // NoMember: the members it has
+};
+
+// Applies "->m" steps to a value of type t into acc: each step needs a
+// pointer to a struct or union (pointee: t is the struct or union itself,
+// the value its address) and appends the member's offset. The last type
+// gives the size and signedness of a scalar, which is read; an array or
+// struct member gives its address.
+bool walk_members(Dwarf_Die t, bool pointee, const std::vector<std::string> &members,
+		  Access &acc, WalkFail &fail)
+{
+	for (size_t i = 0; i < members.size(); i++) {
+		Dwarf_Die pt = t;
+		bool ok = strip(&pt);
+		if (ok && !(pointee && i == 0))
+			ok = dwarf_tag(&pt) == DW_TAG_pointer_type && type_die(&pt, &pt) && strip(&pt);
+		if (ok)
+			complete(&pt);
+		if (!ok || (dwarf_tag(&pt) != DW_TAG_structure_type && dwarf_tag(&pt) != DW_TAG_union_type)) {
+			fail.what = WalkFail::NotPointer;
+			fail.step = i;
+			fail.type = type_name(t);
+			return false;
+		}
+		if (dwarf_hasattr(&pt, DW_AT_declaration)) {
+			fail.what = WalkFail::Incomplete;
+			fail.step = i;
+			fail.type = type_name(pt);
+			return false;
+		}
+		Dwarf_Die m;
+		int64_t moff;
+		bool bitfield = false;
+		if (!find_member(&pt, members[i], &m, moff, &bitfield)) {
+			fail.what = bitfield ? WalkFail::BitField : WalkFail::NoMember;
+			fail.step = i;
+			fail.type = type_name(pt);
+			if (!bitfield)
+				member_names(&pt, fail.names);
+			return false;
+		}
+		acc.offsets.push_back(static_cast<int32_t>(moff));
+		type_die(&m, &t);
+	}
+	unsigned sz = 8;
+	bool sg = false;
+	if (scalar(t, sz, sg)) {
+		acc.size = sz;
+		acc.is_signed = sg;
+		acc.deref_last = !acc.offsets.empty();
+		return true;
+	}
+	fail.type = type_name(t);
+	fail.step = members.empty() ? 0 : members.size() - 1;
+	if (acc.offsets.empty()) {
+		fail.what = WalkFail::NotScalar;
+		return false;
+	}
+	Dwarf_Die st = t;
+	strip(&st);
+	if (dwarf_tag(&st) != DW_TAG_array_type && dwarf_tag(&st) != DW_TAG_structure_type &&
+	    dwarf_tag(&st) != DW_TAG_union_type) {
+		fail.what = WalkFail::Unreadable;
+		return false;
+	}
+	acc.deref_last = false; // arrays and structs: their address
+	return true;
+}
+
+const int max_args = 6; // x86-64 SysV: rdi rsi rdx rcx r8 r9 (arm64 has 8)
+
+// The C type a by-value argument of type t is passed as, ABI-compatibly
+// (integers by size and sign, pointers as void *); "" for anything else
+// (floats, structs and unions by value).
+std::string abi_type(Dwarf_Die t)
+{
+	if (!strip(&t))
+		return "";
+	if (dwarf_tag(&t) == DW_TAG_base_type) {
+		Dwarf_Attribute a;
+		Dwarf_Word enc = 0;
+		if (dwarf_attr_integrate(&t, DW_AT_encoding, &a))
+			dwarf_formudata(&a, &enc);
+		if (enc == DW_ATE_boolean)
+			return "bool";
+	}
+	unsigned sz;
+	bool sg;
+	if (!scalar(t, sz, sg))
+		return "";
+	if (dwarf_tag(&t) == DW_TAG_pointer_type)
+		return "void *";
+	return (sg ? "s" : "u") + std::to_string(sz * 8);
+}
+
+// positional: a tracepoint prototype, every parameter's arg is its position
+Function make_function(Dwarf_Die *fn, const std::string &module, const std::string &file,
+		       bool positional = false)
+{
+	Function f;
+	const char *nm = dwarf_diename(fn);
+	f.name = nm ? nm : "";
+	f.module = module;
+	const char *df = dwarf_decl_file(fn);
+	f.file = df ? df : "";
+	dwarf_decl_line(fn, &f.line);
+	f.ret_type = type_str(fn);
+	Dwarf_Die rt;
+	unsigned sz;
+	bool sg;
+	f.ret_scalar = type_die(fn, &rt) && scalar(rt, sz, sg);
+	f.dwarf_file = file;
+	f.die = dwarf_dieoffset(fn);
+	f.tracepoint = positional;
+	Dwarf_Die p;
+	int idx = 0;
+	if (dwarf_child(fn, &p) == 0) {
+		do {
+			if (dwarf_tag(&p) != DW_TAG_formal_parameter)
+				continue;
+			Param pa;
+			const char *pn = dwarf_diename(&p);
+			pa.name = pn ? pn : "";
+			pa.type = type_str(&p);
+			Dwarf_Die pt;
+			// integers and pointers take one argument register each
+			bool is_scalar = type_die(&p, &pt) && scalar(pt, sz, sg);
+			if (is_scalar && (positional || idx < max_args))
+				pa.arg = idx;
+			if (positional && type_die(&p, &pt))
+				pa.abi = abi_type(pt);
+			idx++;
+			f.params.push_back(pa);
+		} while (dwarf_siblingof(&p, &p) == 0);
+	}
+	return f;
+}
+
+bool file_matches(const std::string &glob, const std::string &file)
+{
+	if (glob.empty())
+		return true;
+	std::string base = fs::path(file).filename().string();
+	return fnmatch(glob.c_str(), file.c_str(), 0) == 0 ||
+	       fnmatch(glob.c_str(), base.c_str(), 0) == 0 ||
+	       fnmatch(("*/" + glob).c_str(), file.c_str(), 0) == 0;
+}
+
+} // namespace
+
+std::optional<std::vector<Function>> find_functions(const std::string &module,
+						    const std::string &pattern, std::string &err,
+						    std::string &hint)
+{
+	std::string fglob = pattern, file_glob;
+	int line = 0;
+	size_t at = pattern.find('@');
+	if (at != std::string::npos) {
+		fglob = pattern.substr(0, at);
+		file_glob = pattern.substr(at + 1);
+		size_t colon = file_glob.rfind(':');
+		if (colon != std::string::npos) {
+			std::string ln = file_glob.substr(colon + 1);
+			if (ln.empty() || ln.find_first_not_of("0123456789") != std::string::npos) {
+				err = "bad line number '" + ln + "' in '" + pattern + "'";
+				return std::nullopt;
+			}
+			line = std::stoi(ln);
+			file_glob = file_glob.substr(0, colon);
+		}
+	}
+	std::string path = dwarf_file_of(module, err, hint);
+	if (path.empty())
+		return std::nullopt;
+	const Handle *h = open_file(path, err);
+	if (!h)
+		return std::nullopt;
+	std::vector<Function> out;
+	std::set<std::string> seen;
+	each_defined_function(h, [&](Dwarf_Die *cu, Dwarf_Die *fnp) {
+		Dwarf_Die &fn = *fnp;
+		const char *nm = dwarf_diename(&fn);
+		if (!nm || fnmatch(fglob.c_str(), nm, 0) != 0)
+			return;
+		Function f = make_function(&fn, module, path);
+		if (!file_matches(file_glob, f.file))
+			return;
+		if (line > 0) {
+			Dwarf_Addr lo = 0, hi = 0;
+			Dwarf_Lines *lines;
+			size_t n;
+			if (dwarf_lowpc(&fn, &lo) != 0 || dwarf_highpc(&fn, &hi) != 0 ||
+			    dwarf_getsrclines(cu, &lines, &n) != 0)
+				return;
+			Dwarf_Addr best = 0;
+			bool found = false;
+			for (size_t i = 0; i < n; i++) {
+				Dwarf_Line *l = dwarf_onesrcline(lines, i);
+				int ln;
+				Dwarf_Addr a;
+				bool stmt = false;
+				const char *src = dwarf_linesrc(l, nullptr, nullptr);
+				if (dwarf_lineno(l, &ln) != 0 || ln != line || dwarf_lineaddr(l, &a) != 0 ||
+				    a < lo || a >= hi || dwarf_linebeginstatement(l, &stmt) != 0 || !stmt ||
+				    !src || !file_matches(file_glob, src))
+					continue;
+				if (!found || a < best)
+					best = a;
+				found = true;
+			}
+			if (!found)
+				return;
+			f.offset = static_cast<uint32_t>(best - lo);
+			f.line = line;
+		}
+		if (seen.insert(f.name).second)
+			out.push_back(std::move(f));
+	});
+	if (out.empty()) {
+		err = "no function matches '" + pattern + "' in " + path;
+		if (line > 0)
+			hint = "the line must hold a statement of the function";
+		return std::nullopt;
+	}
+	std::sort(out.begin(), out.end(),
+		  [](const Function &a, const Function &b) { return a.name < b.name; });
+	return out;
+}
+
+std::optional<std::vector<Function>> tracepoint_functions(const std::string &path,
+							  const std::string &prefix,
+							  const std::string &decl_suffix,
+							  std::string &err)
+{
+	const Handle *h = open_file(path, err);
+	if (!h)
+		return std::nullopt;
+	auto ends_with = [](const std::string &s, const std::string &suf) {
+		return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
+	};
+	std::vector<Function> out;
+	each_defined_function(h, [&](Dwarf_Die *, Dwarf_Die *fnp) {
+		Dwarf_Die &fn = *fnp;
+		const char *nm = dwarf_diename(&fn);
+		const char *df = dwarf_decl_file(&fn);
+		if (!nm || std::string(nm).rfind(prefix, 0) != 0 || !df ||
+		    !ends_with(df, "/" + decl_suffix))
+			return;
+		Function f = make_function(&fn, "", path, true);
+		f.name = f.name.substr(prefix.size());
+		out.push_back(std::move(f));
+	});
+	std::sort(out.begin(), out.end(),
+		  [](const Function &a, const Function &b) { return a.name < b.name; });
+	return out;
+}
+
+std::optional<Access> target_access(const Function &f, const std::string &spelling,
+				    bool in_return, std::string &err)
+{
+	// split "$a->b->c"
+	std::vector<std::string> parts;
+	std::string s = spelling.substr(1);
+	for (size_t p; (p = s.find("->")) != std::string::npos; s = s.substr(p + 2))
+		parts.push_back(s.substr(0, p));
+	parts.push_back(s);
+	const Handle *h = open_file(f.dwarf_file, err);
+	if (!h)
+		return std::nullopt;
+	Dwarf_Die fn;
+	if (!dwarf_offdie(h->dbg, f.die, &fn)) {
+		err = "lost the DWARF of " + f.name;
+		return std::nullopt;
+	}
+	Access acc;
+	Dwarf_Die t;
+	std::string where = f.tracepoint ? " in tracepoint " + f.name : " in " + f.name + "()";
+	if (parts[0] == "return") {
+		if (!in_return) {
+			err = "$return is only available in .return probes";
+			return std::nullopt;
+		}
+		if (!type_die(&fn, &t)) {
+			err = f.name + "() returns void: no $return";
+			return std::nullopt;
+		}
+		acc.base = Access::Return;
+	} else {
+		bool found = false;
+		for (const Param &p : f.params)
+			if (p.name == parts[0]) {
+				if (p.arg < 0) {
+					err = "parameter '$" + p.name + "' of type " + p.type + where +
+					      (f.tracepoint ? " is not an integer or pointer"
+							    : " is not an integer or pointer in an argument register");
+					return std::nullopt;
+				}
+				acc.arg = p.arg;
+				if (f.tracepoint)
+					acc.base = Access::TpArg;
+				found = true;
+			}
+		if (!found) {
+			std::string names;
+			for (const Param &p : f.params)
+				names += (names.empty() ? "" : " ") + ("$" + p.name);
+			err = "'$" + parts[0] + "' is not " +
+			      (f.tracepoint ? "an argument of tracepoint " + f.name
+					    : "a parameter of " + f.name + "()") +
+			      (names.empty() ? " (it has none)"
+					     : (f.tracepoint ? " (arguments: " : " (parameters: ") + names + ")");
+			return std::nullopt;
+		}
+		Dwarf_Die p;
+		dwarf_child(&fn, &p);
+		do {
+			const char *pn = dwarf_diename(&p);
+			if (dwarf_tag(&p) == DW_TAG_formal_parameter && pn && parts[0] == pn)
+				break;
+		} while (dwarf_siblingof(&p, &p) == 0);
+		type_die(&p, &t);
+	}
+	std::vector<std::string> members(parts.begin() + 1, parts.end());
+	WalkFail fail;
+	if (walk_members(t, false, members, acc, fail))
+		return acc;
+	// "$a->b" up to the failing step (NotScalar, Unreadable: all of it)
+	size_t upto = fail.what == WalkFail::NotScalar || fail.what == WalkFail::Unreadable
+			      ? members.size() : fail.step;
+	std::string path = "$" + parts[0];
+	for (size_t i = 0; i < upto; i++)
+		path += "->" + members[i];
+	switch (fail.what) {
+	case WalkFail::NotPointer:
+		err = "'" + path + "' is not a pointer to a struct or union" + where +
+		      ", cannot use '->" + members[fail.step] + "'";
+		break;
+	case WalkFail::Incomplete:
+	case WalkFail::NoMember:
+	case WalkFail::BitField:
+		err = "no member '" + members[fail.step] + "' (or a bit field) in the type of '" + path +
+		      "'" + where;
+		break;
+	case WalkFail::Unreadable:
+		err = "'" + path + "' has a type stap-pmu cannot read" + where;
+		break;
+	case WalkFail::NotScalar:
+		err = "'" + path + "' is not an integer or pointer" + where;
+		break;
+	}
+	return std::nullopt;
+}
+
+std::optional<Access> cast_access(const std::string &module, const std::string &type,
+				  const std::vector<std::string> &members, CastError &e)
+{
+	// the type's spelling: "struct NAME", "union NAME" or NAME
+	auto trim = [](std::string x) {
+		size_t b = x.find_first_not_of(" \t"), l = x.find_last_not_of(" \t");
+		return b == std::string::npos ? std::string() : x.substr(b, l - b + 1);
+	};
+	std::string name = trim(type), kw;
+	for (const char *k : {"struct", "union"})
+		if (name.rfind(k, 0) == 0 && name.size() > strlen(k) &&
+		    (name[strlen(k)] == ' ' || name[strlen(k)] == '\t')) {
+			kw = k;
+			name = trim(name.substr(strlen(k)));
+		}
+	bool ident = !name.empty() && !isdigit(static_cast<unsigned char>(name[0]));
+	for (char ch : name)
+		ident = ident && (isalnum(static_cast<unsigned char>(ch)) || ch == '_');
+	if (!ident) {
+		e.part = CastError::Type;
+		e.msg = "cannot use '" + type + "' as @cast's type";
+		e.hint = "name a struct, union or typedef: \"struct NAME\", \"union NAME\" or \"NAME\"";
+		return std::nullopt;
+	}
+	std::vector<std::string> keys;
+	if (!kw.empty())
+		keys = {kw + " " + name};
+	else
+		keys = {"typedef " + name, "struct " + name, "union " + name};
+	std::string shown = kw.empty() ? name : kw + " " + name;
+
+	// the modules, in order: the first whose DWARF defines the type
+	std::vector<std::string> mods;
+	for (size_t p = 0;;) {
+		size_t q = module.find(':', p);
+		mods.push_back(trim(module.substr(p, q == std::string::npos ? q : q - p)));
+		if (q == std::string::npos)
+			break;
+		p = q + 1;
+	}
+	std::vector<std::string> searched;
+	std::map<std::string, std::string> near_names; // name -> its spelling
+	std::optional<CastError> missing; // the first module without a DWARF file
+	for (const std::string &m : mods) {
+		if (m.empty() || m.find('<') != std::string::npos) {
+			e.part = CastError::Module;
+			e.msg = m.empty() ? "empty module name in @cast's module '" + module + "'"
+					  : "@cast with a header ('" + m + "') is not supported";
+			e.hint = "name the module whose DWARF defines the type (\"kernel\" for vmlinux)";
+			return std::nullopt;
+		}
+		CastError me;
+		me.part = CastError::Module;
+		std::string path = m;
+		if (m.find('/') == std::string::npos)
+			path = dwarf_file_of(m == "kernel" ? "" : m, me.msg, me.hint, true);
+		else if (!fs::is_regular_file(path))
+			me.msg = "@cast's module file " + path + " does not exist";
+		const Handle *h = me.msg.empty() ? open_file(path, me.msg) : nullptr;
+		if (!h) {
+			if (!missing)
+				missing = me;
+			continue;
+		}
+		searched.push_back(path);
+		const TypeIndex &ix = type_index(h->dbg);
+		for (const std::string &k : keys) {
+			auto it = ix.defs.find(k);
+			Dwarf_Die t;
+			if (it == ix.defs.end() || !dwarf_offdie(h->dbg, it->second, &t))
+				continue;
+			Access acc;
+			WalkFail fail;
+			if (walk_members(t, true, members, acc, fail))
+				return acc;
+			e.part = CastError::Member;
+			e.member = fail.step;
+			std::string before; // "->a->b" up to the failing member
+			for (size_t i = 0; i < fail.step; i++)
+				before += "->" + members[i];
+			const std::string &mem = members[fail.step];
+			switch (fail.what) {
+			case WalkFail::NotPointer:
+				e.msg = fail.step == 0
+						? "'" + shown + "' is " + fail.type +
+							  ", not a struct or union: cannot use '->" + mem + "'"
+						: "'" + before + "' of " + shown + " is " + fail.type +
+							  ", not a pointer to a struct or union: cannot use '->" +
+							  mem + "'";
+				break;
+			case WalkFail::Incomplete:
+				e.msg = fail.type + " is only declared in " + path + ": cannot use '->" +
+					mem + "'";
+				e.hint = "name the module (or \"kernel\") that defines it";
+				break;
+			case WalkFail::NoMember: {
+				e.msg = "no member '" + mem + "' in " + fail.type;
+				std::string near = closest_name(mem, fail.names);
+				std::string list;
+				for (size_t i = 0; i < fail.names.size() && i < 8; i++)
+					list += (i ? ", " : "") + fail.names[i];
+				if (fail.names.size() > 8)
+					list += ", ... (" + std::to_string(fail.names.size()) + " in all)";
+				e.hint = (near.empty() ? "" : "did you mean '" + near + "'? ") + fail.type +
+					 (list.empty() ? " has no members" : " has " + list);
+				break;
+			}
+			case WalkFail::BitField:
+				e.msg = "'" + mem + "' of " + fail.type +
+					" is a bit field, which stap-pmu cannot read";
+				break;
+			case WalkFail::Unreadable:
+			case WalkFail::NotScalar:
+				e.msg = "'" + before + "->" + mem + "' of " + shown +
+					" has a type stap-pmu cannot read (" + fail.type + ")";
+				break;
+			}
+			return std::nullopt;
+		}
+		// candidates for "did you mean", spelled as they would be used
+		for (const auto &[k, o] : ix.defs) {
+			(void)o;
+			std::string bare = k.substr(k.find(' ') + 1);
+			bool same = kw.empty() || k.rfind(kw + " ", 0) == 0;
+			if (!near_names.count(bare) || same)
+				near_names[bare] = kw.empty() || k.rfind("typedef ", 0) == 0 ? bare : k;
+		}
+	}
+	if (searched.empty()) {
+		e = *missing;
+		return std::nullopt;
+	}
+	e.part = CastError::Type;
+	bool declared = false;
+	for (const std::string &p : searched) {
+		std::string err;
+		if (const Handle *h = open_file(p, err))
+			for (const std::string &k : keys)
+				declared = declared || type_index(h->dbg).declared.count(k);
+	}
+	std::string in;
+	for (size_t i = 0; i < searched.size(); i++)
+		in += (i ? ", " : "") + searched[i];
+	e.msg = (kw.empty() ? "no struct, union or typedef '" + name + "'" : "no " + shown) +
+		(declared ? " definition" : "") + " in " + in;
+	std::vector<std::string> names;
+	for (const auto &[n, spelled] : near_names)
+		names.push_back(n);
+	std::string near = closest_name(name, names);
+	e.hint = !near.empty() ? "did you mean '" + near_names[near] + "'?"
+		 : declared   ? "it is only declared there; name the module (or \"kernel\") that defines it"
+			      : "";
+	return std::nullopt;
+}
+
+std::string describe_vars(const Function &f, bool in_return)
+{
+	std::string s;
+	for (const Param &p : f.params)
+		s += (s.empty() ? "" : " ") + ("$" + p.name + ":" + p.type);
+	if (in_return && f.ret_type != "void")
+		s += (s.empty() ? "" : " ") + ("$return:" + f.ret_type);
+	return s;
+}
+
+} // namespace stap_pmu::dwarf

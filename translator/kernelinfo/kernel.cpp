@@ -1,0 +1,467 @@
+// kernel.cpp - kernel build tree and guest kernel discovery.
+#include "translator/kernelinfo/kernel.h"
+#include "translator/support/process.h"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cctype>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace stap_pmu::kernel {
+
+namespace {
+
+bool is_dir(const std::string &p)
+{
+	struct stat sb;
+	return stat(p.c_str(), &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+bool is_file(const std::string &p)
+{
+	struct stat sb;
+	return stat(p.c_str(), &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+std::optional<std::string> slurp(const std::string &path, size_t limit = 1 << 20)
+{
+	std::ifstream f(path, std::ios::binary);
+	if (!f)
+		return std::nullopt;
+	std::string s(limit, '\0');
+	f.read(s.data(), (std::streamsize)limit);
+	s.resize((size_t)f.gcount());
+	return s;
+}
+
+std::string trim(std::string s)
+{
+	while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r'))
+		s.pop_back();
+	return s;
+}
+
+// A directory kbuild can use: a Makefile plus the generated configuration.
+bool looks_like_tree(const std::string &dir)
+{
+	return is_file(dir + "/Makefile") &&
+	       (is_file(dir + "/include/generated/autoconf.h") || is_file(dir + "/.config"));
+}
+
+BuildTree make_tree(const std::string &dir)
+{
+	BuildTree t;
+	std::error_code ec;
+	fs::path canon = fs::canonical(dir, ec);
+	t.dir = ec ? dir : canon.string();
+	auto rel = tree_release(t.dir);
+	if (!rel)
+		throw Error(dir + " is not a configured kernel build tree (no include/generated/utsrelease.h "
+				  "or include/config/kernel.release)");
+	t.release = *rel;
+	t.arch = tree_arch(t.dir);
+	return t;
+}
+
+std::string uname_field(bool machine)
+{
+	struct utsname u;
+	if (uname(&u) != 0)
+		return "";
+	return machine ? u.machine : u.release;
+}
+
+} // namespace
+
+std::optional<std::string> tree_release(const std::string &dir)
+{
+	if (auto s = slurp(dir + "/include/generated/utsrelease.h")) {
+		const std::string key = "UTS_RELEASE \"";
+		size_t a = s->find(key);
+		if (a != std::string::npos) {
+			a += key.size();
+			size_t b = s->find('"', a);
+			if (b != std::string::npos && b > a)
+				return s->substr(a, b - a);
+		}
+	}
+	if (auto s = slurp(dir + "/include/config/kernel.release")) {
+		std::string r = trim(*s);
+		if (!r.empty())
+			return r;
+	}
+	return std::nullopt;
+}
+
+std::string tree_arch(const std::string &dir)
+{
+	struct Probe {
+		const char *sym, *arch;
+	};
+	static const Probe probes[] = {
+		{"CONFIG_X86_64", "x86"}, {"CONFIG_X86_32", "x86"}, {"CONFIG_ARM64", "arm64"},
+		{"CONFIG_ARM", "arm"},     {"CONFIG_RISCV", "riscv"}, {"CONFIG_PPC64", "powerpc"},
+		{"CONFIG_S390", "s390"},
+	};
+	if (auto s = slurp(dir + "/include/generated/autoconf.h", 8 << 20)) {
+		for (const auto &p : probes)
+			if (s->find(std::string("#define ") + p.sym + " 1\n") != std::string::npos)
+				return p.arch;
+	}
+	if (auto s = slurp(dir + "/.config", 8 << 20)) {
+		for (const auto &p : probes)
+			if (s->find(std::string("\n") + p.sym + "=y\n") != std::string::npos)
+				return p.arch;
+	}
+	return "";
+}
+
+int compare_versions(std::string_view a, std::string_view b)
+{
+	size_t i = 0, j = 0;
+	auto digit = [](char c) { return c >= '0' && c <= '9'; };
+	while (i < a.size() && j < b.size()) {
+		if (digit(a[i]) && digit(b[j])) {
+			size_t i0 = i, j0 = j;
+			while (i0 < a.size() && a[i0] == '0')
+				i0++;
+			while (j0 < b.size() && b[j0] == '0')
+				j0++;
+			size_t i1 = i0, j1 = j0;
+			while (i1 < a.size() && digit(a[i1]))
+				i1++;
+			while (j1 < b.size() && digit(b[j1]))
+				j1++;
+			if (i1 - i0 != j1 - j0)
+				return i1 - i0 < j1 - j0 ? -1 : 1;
+			int c = a.substr(i0, i1 - i0).compare(b.substr(j0, j1 - j0));
+			if (c)
+				return c < 0 ? -1 : 1;
+			i = i1;
+			j = j1;
+			continue;
+		}
+		if (a[i] != b[j])
+			return (unsigned char)a[i] < (unsigned char)b[j] ? -1 : 1;
+		i++;
+		j++;
+	}
+	if (i < a.size())
+		return 1;
+	if (j < b.size())
+		return -1;
+	return 0;
+}
+
+void sort_versions(std::vector<std::string> &v)
+{
+	std::sort(v.begin(), v.end(),
+		  [](const std::string &a, const std::string &b) { return compare_versions(a, b) < 0; });
+}
+
+std::string host_debian_arch()
+{
+	std::string m = uname_field(true);
+	if (m == "x86_64")
+		return "amd64";
+	if (m == "aarch64")
+		return "arm64";
+	if (m == "i686" || m == "i586" || m == "i386")
+		return "686";
+	if (m == "ppc64le")
+		return "powerpc64le";
+	if (m == "riscv64")
+		return "riscv64";
+	return m;
+}
+
+BuildTree find_build_tree(const std::string &release_or_dir)
+{
+	const std::string &arg = release_or_dir;
+	if (!arg.empty() && arg.find('/') != std::string::npos) {
+		if (!is_dir(arg))
+			throw Error("kernel build tree " + arg + " does not exist");
+		if (!looks_like_tree(arg))
+			throw Error(arg + " is not a configured kernel build tree (no Makefile and "
+					  "include/generated/autoconf.h)");
+		return make_tree(arg);
+	}
+	if (!arg.empty()) {
+		for (const std::string &d : {"/lib/modules/" + arg + "/build", "/usr/src/linux-headers-" + arg})
+			if (looks_like_tree(d))
+				return make_tree(d);
+		throw Error("no kernel build tree for " + arg + " (looked in /lib/modules/" + arg +
+			    "/build and /usr/src/linux-headers-" + arg + "); install linux-headers-" + arg);
+	}
+	std::string running = uname_field(false);
+	if (!running.empty() && looks_like_tree("/lib/modules/" + running + "/build"))
+		return make_tree("/lib/modules/" + running + "/build");
+	std::string suffix = "-" + host_debian_arch();
+	std::vector<std::string> found;
+	std::error_code ec;
+	for (const auto &e : fs::directory_iterator("/usr/src", ec)) {
+		std::string n = e.path().filename().string();
+		if (n.rfind("linux-headers-", 0) != 0 || n.size() <= suffix.size() ||
+		    n.compare(n.size() - suffix.size(), suffix.size(), suffix) != 0)
+			continue;
+		if (looks_like_tree(e.path().string()))
+			found.push_back(n.substr(strlen("linux-headers-")));
+	}
+	if (found.empty())
+		throw Error("no kernel build tree found; install linux-headers-" + host_debian_arch() +
+			    " or use -r");
+	sort_versions(found);
+	return make_tree("/usr/src/linux-headers-" + found.back());
+}
+
+std::string cache_dir()
+{
+	const char *x = getenv("XDG_CACHE_HOME");
+	if (x && *x == '/')
+		return std::string(x) + "/stap-pmu";
+	const char *h = getenv("HOME");
+	if (h && *h)
+		return std::string(h) + "/.cache/stap-pmu";
+	return "/tmp/stap-pmu-cache-" + std::to_string(getuid());
+}
+
+std::string normalize_arch(const std::string &arch)
+{
+	if (arch == "arm64" || arch == "aarch64")
+		return "arm64";
+	if (arch == "amd64" || arch == "x86_64" || arch == "x86")
+		return "amd64";
+	return "";
+}
+
+std::vector<std::string> foreign_kernel_roots(const std::string &debian_arch)
+{
+	std::vector<std::string> v;
+	std::string up = debian_arch;
+	for (char &c : up)
+		c = (char)toupper((unsigned char)c);
+	if (const char *e = getenv(("STAP_PMU_" + up + "_ROOT").c_str()); e && *e)
+		v.push_back(e);
+	v.push_back("/var/cache/stap-pmu/" + debian_arch);
+	v.push_back(cache_dir() + "/" + debian_arch);
+	return v;
+}
+
+GuestKernel find_foreign_kernel(const std::string &debian_arch, const std::string &release)
+{
+	auto roots = foreign_kernel_roots(debian_arch);
+	for (const std::string &root : roots) {
+		std::vector<std::string> rels;
+		std::error_code ec;
+		for (const auto &e : fs::directory_iterator(root, ec)) {
+			std::string n = e.path().filename().string();
+			if (!is_file(e.path().string() + "/.complete"))
+				continue;
+			if (release.empty() || n == release)
+				rels.push_back(n);
+		}
+		if (rels.empty())
+			continue;
+		sort_versions(rels);
+		GuestKernel k;
+		std::string base = root + "/" + rels.back();
+		k.release = rels.back();
+		k.vmlinuz = base + "/boot/vmlinuz-" + k.release;
+		BuildTree t = find_build_tree(base + "/usr/src/linux-headers-" + k.release);
+		k.build_dir = t.dir;
+		k.arch = t.arch;
+		k.busybox = base + "/bin/busybox";
+		if (!is_file(k.vmlinuz))
+			throw Error("unpacked " + debian_arch + " kernel " + base + " has no " + k.vmlinuz +
+				    "; run scripts/install-deps.sh again");
+		return k;
+	}
+	std::string where;
+	for (const auto &r : roots)
+		where += (where.empty() ? "" : ", ") + r;
+	throw Error("no " + debian_arch + " kernel " + (release.empty() ? "" : release + " ") +
+		    "unpacked in " + where + "; run scripts/install-deps.sh as root (it downloads " +
+		    "linux-headers, linux-image and busybox-static for " + debian_arch + ")");
+}
+
+std::vector<size_t> find_xz_offsets(std::string_view data)
+{
+	static const char magic[] = "\xfd" "7zXZ";
+	std::string_view m(magic, 6); // includes the terminating NUL of the literal
+	std::vector<size_t> out;
+	for (size_t p = data.find(m); p != std::string_view::npos; p = data.find(m, p + 1))
+		out.push_back(p);
+	return out;
+}
+
+bool is_complete_elf(const std::string &path)
+{
+	int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	struct stat sb;
+	Elf64_Ehdr eh;
+	bool ok = fstat(fd, &sb) == 0 && pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh &&
+		  memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_ident[EI_CLASS] == ELFCLASS64;
+	if (ok) {
+		uint64_t size = (uint64_t)sb.st_size;
+		ok = eh.e_shoff + (uint64_t)eh.e_shnum * eh.e_shentsize <= size &&
+		     eh.e_phoff + (uint64_t)eh.e_phnum * eh.e_phentsize <= size &&
+		     eh.e_phentsize == sizeof(Elf64_Phdr) && eh.e_phnum > 0;
+		for (unsigned i = 0; ok && i < eh.e_phnum; i++) {
+			Elf64_Phdr ph;
+			if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + (uint64_t)i * sizeof ph)) !=
+			    (ssize_t)sizeof ph)
+				ok = false;
+			else if (ph.p_type == PT_LOAD && ph.p_offset + ph.p_filesz > size)
+				ok = false;
+		}
+	}
+	close(fd);
+	return ok;
+}
+
+
+bool extract_vmlinux(const std::string &vmlinuz, const std::string &out, std::string *why)
+{
+	auto data = slurp(vmlinuz, 256 << 20);
+	if (!data) {
+		if (why)
+			*why = "cannot read " + vmlinuz + ": " + strerror(errno);
+		return false;
+	}
+	auto offsets = find_xz_offsets(*data);
+	if (offsets.empty()) {
+		if (why)
+			*why = vmlinuz + " contains no XZ stream";
+		return false;
+	}
+	std::string tmp = out + ".tmp." + std::to_string(getpid());
+	for (size_t off : offsets) {
+		int in = open(vmlinuz.c_str(), O_RDONLY | O_CLOEXEC);
+		if (in < 0 || lseek(in, (off_t)off, SEEK_SET) < 0) {
+			if (why)
+				*why = "cannot read " + vmlinuz + ": " + strerror(errno);
+			if (in >= 0)
+				close(in);
+			return false;
+		}
+		int o = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (o < 0) {
+			if (why)
+				*why = "cannot create " + tmp + ": " + strerror(errno);
+			close(in);
+			return false;
+		}
+		std::string run_why;
+		// xz complains about the bzImage bytes after the stream: its status is not
+		// meaningful, the ELF check below is.
+		int st = sys::run({"xz", "-dc"}, in, o, -1, "", 120, &run_why);
+		close(in);
+		close(o);
+		if (st < 0 && run_why.find("cannot run") == 0) {
+			unlink(tmp.c_str());
+			if (why)
+				*why = run_why + " (install xz-utils)";
+			return false;
+		}
+		if (st >= 0 && is_complete_elf(tmp)) {
+			if (rename(tmp.c_str(), out.c_str()) != 0) {
+				if (why)
+					*why = "cannot rename " + tmp + ": " + strerror(errno);
+				unlink(tmp.c_str());
+				return false;
+			}
+			return true;
+		}
+	}
+	unlink(tmp.c_str());
+	if (why)
+		*why = "no XZ stream in " + vmlinuz + " decompresses to a complete ELF kernel";
+	return false;
+}
+
+GuestKernel find_guest_kernel(const std::string &release, bool extract, bool verbose)
+{
+	std::vector<std::string> releases;
+	if (!release.empty()) {
+		if (!is_file("/boot/vmlinuz-" + release))
+			throw Error("no guest kernel /boot/vmlinuz-" + release + "; install linux-image-" + release);
+		releases.push_back(release);
+	} else {
+		std::error_code ec;
+		for (const auto &e : fs::directory_iterator("/boot", ec)) {
+			std::string n = e.path().filename().string();
+			if (n.rfind("vmlinuz-", 0) == 0 && n.size() > 8 && is_file(e.path().string()))
+				releases.push_back(n.substr(8));
+		}
+		sort_versions(releases);
+	}
+	GuestKernel k;
+	std::string tried;
+	for (auto it = releases.rbegin(); it != releases.rend(); ++it) {
+		try {
+			BuildTree t = find_build_tree(*it);
+			k.release = *it;
+			k.build_dir = t.dir;
+			k.arch = t.arch;
+			k.vmlinuz = "/boot/vmlinuz-" + *it;
+			break;
+		} catch (const Error &) {
+			tried += (tried.empty() ? "" : ", ") + *it;
+		}
+	}
+	if (k.release.empty()) {
+		std::string arch = host_debian_arch();
+		if (releases.empty())
+			throw Error("no guest kernel found (no /boot/vmlinuz-*); install linux-image-" + arch +
+				    " and linux-headers-" + arch);
+		throw Error("no guest kernel with matching headers (kernels without headers: " + tried +
+			    "); install linux-headers-" + arch);
+	}
+	if (access(k.vmlinuz.c_str(), R_OK) != 0)
+		throw Error("cannot read " + k.vmlinuz + ": " + strerror(errno) +
+			    " (run as root or make it readable)");
+	if (!extract)
+		return k;
+
+	std::string dir = cache_dir();
+	std::string cached = dir + "/vmlinux-" + k.release;
+	struct stat zs, cs;
+	if (stat(cached.c_str(), &cs) == 0 && stat(k.vmlinuz.c_str(), &zs) == 0 &&
+	    cs.st_mtime >= zs.st_mtime && is_complete_elf(cached)) {
+		k.vmlinux = cached;
+		return k;
+	}
+	std::error_code ec;
+	fs::create_directories(dir, ec);
+	std::string why;
+	if (ec)
+		why = "cannot create " + dir + ": " + ec.message();
+	else if (extract_vmlinux(k.vmlinuz, cached, &why))
+		k.vmlinux = cached;
+	if (k.vmlinux.empty())
+		fprintf(stderr, "stap-pmu: warning: %s; booting the compressed %s (slower)\n", why.c_str(),
+			k.vmlinuz.c_str());
+	else if (verbose)
+		fprintf(stderr, "stap-pmu: extracted %s\n", cached.c_str());
+	return k;
+}
+
+} // namespace stap_pmu::kernel

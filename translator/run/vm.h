@@ -1,0 +1,104 @@
+// vm.h - runs a module in a throwaway QEMU TCG guest (stap-pmu --vm).
+//
+// The guest boots the installed Debian kernel with an initramfs holding static
+// busybox, stap-pmu-loader, pmu-workload, the module and a generated /init.
+// Serial ports:
+//   ttyS0  kernel console + /init messages + exit marker + final dmesg -> console.log
+//   ttyS1  loader stdout (script output)     -> streamed to VmOptions::output_fd
+//   ttyS2  loader stderr (load errors, -v)    -> streamed to VmOptions::error_fd
+//   ttyS3  host -> guest control: a line "stop" sends SIGINT to the loader
+//          (host Ctrl-C/SIGTERM and the timeout use it before killing QEMU)
+// arm64 (qemu-system-aarch64 -M virt, arch "arm64"): the console is the PL011
+// ttyAMA0 and the three other ports are PCI 16550s (pci-serial), ttyS0..ttyS2
+// in the guest; -icount shift=0 makes the emulated PMUv3 count exact
+// instructions (one instruction per virtual ns).
+#pragma once
+
+#include "translator/kernelinfo/kernel.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace stap_pmu::vm {
+
+struct VmOptions {
+	std::string module_path;          // .ko built for kernel.release
+	std::string module_name;          // informational; the guest loader reads .modinfo
+	std::string command;              // -c CMD inside the guest ("" : run until exit()/stop)
+	std::vector<std::string> extra_modules; // .ko files insmod-ed in order before the script's
+	kernel::GuestKernel kernel;       // from kernel::find_guest_kernel()
+	std::string loader_path;          // static stap-pmu-loader
+	std::string workload_path;        // static pmu-workload
+	std::string busybox_path = "/bin/busybox"; // static busybox (busybox-static)
+	std::string qemu = "qemu-system-x86_64";
+	// -accel. Single-threaded TCG: with multi-threaded TCG (QEMU 7.2), unregistering
+	// an ftrace-based kprobe while another vCPU runs the probed function crashed the
+	// 6.1 guest (RIP 0 in do_syscall_64) in 8 of 14 runs; 0 of 8 with thread=single,
+	// at the same speed. KVM cannot run stock kernels on the build hosts.
+	std::string accel = "tcg,thread=single";
+	std::string arch = "x86";         // guest kbuild ARCH: "x86" or "arm64"
+	std::string cpu = "qemu64";       // -cpu MODEL
+	int smp = 2;
+	std::string memory = "1G";
+	std::string extra_cmdline;        // appended to the kernel command line
+	// --vm-at-boot: /init insmods the module before anything else, runs the
+	// command with no loader process, then "stap-pmu-loader -S" stops the
+	// module and delivers its output (end probes' included).
+	bool at_boot = false;
+	std::vector<std::string> extra_qemu_args;
+	int timeout_s = 300;              // whole VM run, boot included
+	int stop_grace_s = 15;            // after "stop" is sent, before QEMU is killed
+	bool json_output = false;         // --output-format json: the guest loader's -f json
+	int output_fd = 1;                // script output
+	int error_fd = 2;                 // loader errors, warnings, our messages
+	bool verbose = false;             // also passes -v to the guest loader
+	bool keep_temp = false;           // keep the temp dir (initramfs, logs)
+	std::string temp_parent;          // "" : $TMPDIR or /tmp
+};
+
+// Boots the guest, streams the script output, returns the loader's exit code;
+// 1 (with a one-line message) on any VM error, kernel warnings included.
+int run_in_vm(const VmOptions &opts);
+
+// ---- pure parts (unit-tested) ----
+
+struct InitramfsEntry {
+	std::string path;     // inside the image, no leading '/': "bin/busybox"
+	std::string source;   // host file to copy ("" : directory, or `content`)
+	std::string content;  // literal file content when source is "" and !is_dir
+	unsigned mode = 0755;
+	bool is_dir = false;
+};
+
+constexpr const char *kGuestDir = "stap-pmu";            // /stap-pmu in the guest
+constexpr const char *kExitMarker = "STAP-PMU-EXIT: ";   // + loader exit code, on ttyS0
+
+std::string shell_quote(std::string_view s);             // POSIX single-quoting
+std::string guest_module_path(const VmOptions &opts);    // "/stap-pmu/<file>.ko"
+std::string init_script(const VmOptions &opts);          // the generated /init
+std::string at_boot_init_script(const VmOptions &opts);  // /init of --vm-at-boot (vm_boot.cpp)
+std::vector<InitramfsEntry> initramfs_entries(const VmOptions &opts);
+std::string kernel_cmdline(const VmOptions &opts);
+// Guest device names of the loader's stdout, stderr and the control port.
+struct GuestPorts {
+	const char *console, *out, *err, *ctl;
+};
+GuestPorts guest_ports(const VmOptions &opts);
+// Defaults for an arch ("x86", "arm64"): qemu binary, -cpu model.
+void set_arch_defaults(VmOptions &opts, const std::string &arch);
+std::vector<std::string> qemu_argv(const VmOptions &opts, const std::string &initrd,
+				   const std::string &dir); // dir holds the serial files
+std::optional<int> parse_exit_marker(std::string_view console);
+// Lines of the console log that report kernel problems (deduplicated, \r and
+// "[ time]" prefixes removed): messages starting with WARNING:, BUG: or Oops, and
+// any with "sleeping function called from invalid context", "soft lockup",
+// "hard LOCKUP", "Kernel panic", "kernel BUG at". Lines time-stamped before
+// since_s (guest uptime) are ignored. Mitigation notices such as
+// "RETBleed: WARNING: ..." are not problems.
+std::vector<std::string> kernel_problems(std::string_view console, double since_s = 0);
+// Guest uptime when /init started ("stap-pmu guest: init at X s" on the console).
+std::optional<double> guest_init_time(std::string_view console);
+
+} // namespace stap_pmu::vm

@@ -1,0 +1,91 @@
+// format.cpp - printf format checking and rewriting.
+#include "translator/sema/format.h"
+
+#include <cctype>
+#include <cstring>
+
+namespace stap_pmu {
+
+std::optional<Format> parse_format(const std::string &fmt, SourceLoc loc, Diagnostics &diags)
+{
+	Format out;
+	for (size_t i = 0; i < fmt.size(); i++) {
+		char ch = fmt[i];
+		if (ch != '%') {
+			out.kernel_fmt += ch;
+			continue;
+		}
+		if (i + 1 < fmt.size() && fmt[i + 1] == '%') {
+			out.kernel_fmt += "%%";
+			i++;
+			continue;
+		}
+		size_t start = i++;
+		std::string spec = "%";
+		std::vector<FormatArg> stars;
+		while (i < fmt.size() && std::strchr("-+ #0", fmt[i]))
+			spec += fmt[i++];
+		if (i < fmt.size() && fmt[i] == '*') {
+			spec += fmt[i++];
+			stars.push_back({'*', Type::Long, "*"});
+		} else {
+			while (i < fmt.size() && std::isdigit(static_cast<unsigned char>(fmt[i])))
+				spec += fmt[i++];
+		}
+		if (i < fmt.size() && fmt[i] == '.') {
+			spec += fmt[i++];
+			if (i < fmt.size() && fmt[i] == '*') {
+				spec += fmt[i++];
+				stars.push_back({'*', Type::Long, ".*"});
+			} else {
+				while (i < fmt.size() && std::isdigit(static_cast<unsigned char>(fmt[i])))
+					spec += fmt[i++];
+			}
+		}
+		// SystemTap accepts C length modifiers and ignores them.
+		while (i < fmt.size() && std::strchr("hlLqjzt", fmt[i]))
+			i++;
+		if (i >= fmt.size()) {
+			diags.error(loc, "printf format ends inside a conversion: '" +
+						 fmt.substr(start) + "'");
+			return std::nullopt;
+		}
+		char conv = fmt[i];
+		std::string whole = fmt.substr(start, i - start + 1);
+		for (FormatArg &s : stars)
+			s.spec = "'" + s.spec + "' in '" + whole + "'";
+		Type t = Type::Long;
+		switch (conv) {
+		case 'd':
+		case 'i':
+			out.kernel_fmt += spec + "lld";
+			break;
+		case 'u':
+		case 'x':
+		case 'X':
+		case 'o':
+			out.kernel_fmt += spec + "ll" + conv;
+			break;
+		case 'c':
+			out.kernel_fmt += spec + "c";
+			break;
+		case 'p':
+			// SystemTap prints the address itself, not a hashed pointer
+			out.kernel_fmt += spec.size() > 1 ? spec + "llx" : std::string("0x%016llx");
+			break;
+		case 's':
+			out.kernel_fmt += spec + "s";
+			t = Type::String;
+			break;
+		default:
+			diags.error(loc, std::string("printf format: unknown conversion '%") + conv + "'",
+				    "conversions: %d %i %u %x %X %o %c %p %s %%");
+			return std::nullopt;
+		}
+		out.args.insert(out.args.end(), stars.begin(), stars.end());
+		out.args.push_back({conv, t, whole});
+	}
+	return out;
+}
+
+} // namespace stap_pmu

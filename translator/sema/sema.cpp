@@ -1,0 +1,294 @@
+// sema.cpp - name binding, type inference and checking.
+//
+// Types flow from assignments, calls and returns: the pass walks every probe
+// and function body repeatedly, learning variable, array, parameter and
+// return types, until nothing changes; a final walk reports every error.
+#include "translator/sema/sema_impl.h"
+
+namespace stap_pmu {
+
+namespace sema_impl {
+
+SemaResult Checker::run()
+{
+	declare_globals();
+	declare_functions();
+	build_bodies();
+	for (size_t i = 0; i < r_.bodies.size(); i++)
+		collect_assigned(*r_.bodies[i].body, r_.bodies[i].locals);
+	for (FunctionInfo &f : r_.functions)
+		if (f.fn->body)
+			collect_assigned(*f.fn->body, f.locals);
+	// Learn types until stable; every round can only fill Unknowns.
+	for (int round = 0; round < 32; round++) {
+		changed_ = false;
+		walk_all(false);
+		if (!changed_)
+			break;
+	}
+	// a function that never returned a value has none
+	for (FunctionInfo &f : r_.functions)
+		if (f.ret == Type::Unknown)
+			f.ret = Type::Void;
+	unsigned before = diags_.error_count();
+	walk_all(true);
+	finish(diags_.error_count() == before);
+	sampling_events();
+	return std::move(r_);
+}
+
+// Each perf sampling probe point gets an event of its own, after the
+// @pmu events (their indexes stay as the walk assigned them).
+void Checker::sampling_events()
+{
+	for (ProbeInstance &pi : r_.instances) {
+		ResolvedPoint &p = pi.point;
+		if (p.kind != ProbeKind::Perf)
+			continue;
+		p.event_index = r_.events.size();
+		r_.events.push_back({p.event, p.event_loc, true, p.sample_period,
+				     p.sample_freq});
+	}
+}
+
+// ---- declarations ----
+void Checker::declare_globals()
+{
+	for (const Global &g : script_.globals) {
+		if (find_global(g.name)) {
+			diags_.error(g.loc, "global '" + g.name + "' is declared twice");
+			continue;
+		}
+		auto sym = std::make_unique<Symbol>();
+		sym->name = g.name;
+		sym->global = true;
+		sym->decl = g.loc;
+		sym->init = g.init.get();
+		sym->array = g.array;
+		sym->size = g.size;
+		sym->wrap = g.wrap;
+		sym->implicit = g.from_tapset;
+		if (g.init)
+			sym->type = g.init->kind == ExprKind::String ? Type::String : Type::Long;
+		r_.globals.push_back(std::move(sym));
+	}
+}
+
+void Checker::declare_functions()
+{
+	for (const Function &f : script_.functions) {
+		if (find_function(f.name) >= 0) {
+			diags_.error(f.loc, "function '" + f.name + "' is defined twice");
+			continue;
+		}
+		if (find_builtin(f.name) || is_special_builtin(f.name))
+			diags_.error(f.loc, "function '" + f.name + "' has the name of a builtin");
+		FunctionInfo fi;
+		fi.fn = &f;
+		fi.ret = f.ret;
+		fi.used = f.from_tapset ? false : true;
+		for (const Param &p : f.params) {
+			for (auto &q : fi.locals)
+				if (q->name == p.name)
+					diags_.error(p.loc, "parameter '" + p.name + "' is declared twice");
+			auto sym = std::make_unique<Symbol>();
+			sym->name = p.name;
+			sym->type = p.type;
+			sym->decl = p.loc;
+			sym->param = true;
+			fi.locals.push_back(std::move(sym));
+		}
+		r_.functions.push_back(std::move(fi));
+	}
+}
+
+int Checker::find_function(const std::string &name) const
+{
+	for (size_t i = 0; i < r_.functions.size(); i++)
+		if (r_.functions[i].fn->name == name)
+			return static_cast<int>(i);
+	return -1;
+}
+
+bool Checker::is_special_builtin(const std::string &n)
+{
+	static const std::set<std::string> s = {"printf", "sprintf", "print", "println",
+						"sprint", "sprintln", "printd", "printdln"};
+	return s.count(n) != 0;
+}
+
+Symbol *Checker::find_global(const std::string &name)
+{
+	for (auto &g : r_.globals)
+		if (g->name == name)
+			return g.get();
+	return nullptr;
+}
+
+Symbol *Checker::find_in(std::vector<std::unique_ptr<Symbol>> &v, const std::string &name)
+{
+	for (auto &l : v)
+		if (l->name == name)
+			return l.get();
+	return nullptr;
+}
+
+void Checker::add_local(std::vector<std::unique_ptr<Symbol>> &locals, const std::string &name,
+	       SourceLoc loc, bool implicit)
+{
+	if (find_global(name) || find_in(locals, name))
+		return;
+	auto sym = std::make_unique<Symbol>();
+	sym->name = name;
+	sym->decl = loc;
+	sym->implicit = implicit;
+	locals.push_back(std::move(sym));
+}
+
+// Locals are the non-global variables a body assigns to, iterates with
+// or catches into.
+void Checker::collect_assigned(const Stmt &s, std::vector<std::unique_ptr<Symbol>> &locals)
+{
+	if (s.kind == StmtKind::Foreach) {
+		if (!s.value.empty())
+			add_local(locals, s.value, s.value_loc, true);
+		for (size_t i = 0; i < s.names.size(); i++)
+			add_local(locals, s.names[i], s.name_locs[i], true);
+	}
+	if (s.kind == StmtKind::Try && !s.name.empty())
+		add_local(locals, s.name, s.value_loc, true);
+	if (s.expr)
+		collect_assigned(*s.expr, locals);
+	for (const ExprPtr &e : s.exprs)
+		if (e)
+			collect_assigned(*e, locals);
+	if (s.limit)
+		collect_assigned(*s.limit, locals);
+	for (const StmtPtr &b : s.body)
+		collect_assigned(*b, locals);
+}
+
+void Checker::collect_assigned(const Expr &e, std::vector<std::unique_ptr<Symbol>> &locals)
+{
+	if ((e.kind == ExprKind::Assign || e.kind == ExprKind::IncDec) &&
+	    e.args[0]->kind == ExprKind::Var && e.args[0]->text[0] != '$')
+		add_local(locals, e.args[0]->text, e.args[0]->loc, false);
+	for (const ExprPtr &a : e.args)
+		collect_assigned(*a, locals);
+}
+
+// ---- walking ----
+void Checker::walk_all(bool report)
+{
+	report_ = report;
+	for (ProbeBody &b : r_.bodies) {
+		scope_ = {&b.locals, &b.uses_globals, &b.calls, nullptr};
+		cur_body_ = &b - r_.bodies.data();
+		loops_ = 0;
+		stmt(*b.body);
+	}
+	cur_body_ = SIZE_MAX;
+	for (FunctionInfo &f : r_.functions) {
+		if (!f.fn->body)
+			continue;
+		scope_ = {&f.locals, &f.uses_globals, &f.calls, &f};
+		loops_ = 0;
+		stmt(*f.fn->body);
+	}
+}
+
+void Checker::error(SourceLoc loc, std::string msg, std::string hint)
+{
+	if (report_)
+		diags_.error(loc, std::move(msg), std::move(hint));
+}
+
+void Checker::learn(Symbol &sym, Type t)
+{
+	if (sym.type == Type::Unknown && t != Type::Unknown && t != Type::Void) {
+		sym.type = t;
+		changed_ = true;
+	}
+}
+
+void Checker::learn_type(Type &slot, Type t)
+{
+	if (slot == Type::Unknown && t != Type::Unknown && t != Type::Void) {
+		slot = t;
+		changed_ = true;
+	}
+}
+
+Type Checker::set(const Expr &e, Type t)
+{
+	r_.types[&e] = t;
+	return t;
+}
+
+void Checker::finish(bool report_unknown_locals)
+{
+	for (auto &g : r_.globals) {
+		if (g->array) {
+			for (size_t i = 0; i < g->keys.size(); i++)
+				if (g->keys[i] == Type::Unknown && report_unknown_locals)
+					diags_.error(g->decl, "cannot infer the type of key " +
+								      std::to_string(i + 1) + " of array '" +
+								      g->name + "'");
+			if (g->arity < 0 && !g->implicit)
+				diags_.warning(g->decl, "array '" + g->name + "' is never used");
+			else if (g->type == Type::Unknown && g->arity >= 0 && report_unknown_locals)
+				diags_.error(g->decl, "cannot infer the element type of array '" +
+							      g->name + "'");
+			if (g->type == Type::Stats && g->hist == HistKind::None && false)
+				(void)0;
+			continue;
+		}
+		if (g->type == Type::Unknown && !g->implicit)
+			diags_.warning(g->decl, "global '" + g->name + "' is never used");
+	}
+	auto locals = [&](std::vector<std::unique_ptr<Symbol>> &ls) {
+		for (auto &l : ls) {
+			if (l->param && l->type == Type::Unknown) {
+				l->type = Type::Long; // a function never called
+				continue;
+			}
+			if (l->type == Type::Unknown && report_unknown_locals) {
+				diags_.error(l->decl, "cannot infer the type of '" + l->name + "'");
+				continue;
+			}
+			if (!l->read && !l->implicit && !l->param)
+				diags_.warning(l->decl, "variable '" + l->name + "' is assigned but never read");
+		}
+	};
+	for (ProbeBody &b : r_.bodies)
+		locals(b.locals);
+	for (FunctionInfo &f : r_.functions) {
+		if (!f.used)
+			continue;
+		locals(f.locals);
+		if (f.ret == Type::Unknown)
+			f.ret = Type::Void;
+	}
+	// the global lock: a body needs it when any function it calls does
+	bool again = true;
+	while (again) {
+		again = false;
+		for (FunctionInfo &f : r_.functions)
+			for (size_t c : f.calls)
+				if (r_.functions[c].uses_globals && !f.uses_globals)
+					f.uses_globals = again = true;
+	}
+	for (ProbeBody &b : r_.bodies)
+		for (size_t c : b.calls)
+			if (r_.functions[c].uses_globals)
+				b.uses_globals = true;
+}
+
+} // namespace sema_impl
+
+SemaResult analyze(const Script &script, Diagnostics &diags)
+{
+	return sema_impl::Checker(script, diags).run();
+}
+
+} // namespace stap_pmu

@@ -1,0 +1,117 @@
+// sema.h - semantic pass: probe points resolved, names bound, types
+// inferred and checked. Input: the parsed Script; output: SemaResult, side
+// tables keyed by syntax nodes (the tree itself is not modified).
+#pragma once
+
+#include <memory>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "translator/frontend/ast.h"
+#include "translator/frontend/diagnostics.h"
+#include "translator/sema/format.h"
+#include "translator/probes/probe_kind.h"
+#include "translator/frontend/types.h"
+
+namespace stap_pmu {
+
+// Histogram kinds a statistics aggregate collects (one per aggregate).
+enum class HistKind { None, Log, Linear };
+
+struct Symbol {
+	std::string name;
+	Type type = Type::Unknown; // arrays: the element type
+	bool global = false;
+	bool array = false;
+	int arity = -1;            // arrays: number of keys (-1 unknown)
+	std::vector<Type> keys;    // arrays: key types
+	int64_t size = 0;          // global a[N] (0: MAXMAPENTRIES)
+	bool wrap = false;         // a%[N]
+	SourceLoc decl;
+	const Expr *init = nullptr; // globals: literal initializer
+	bool read = false;
+	bool written = false;
+	bool param = false;
+	bool implicit = false; // foreach keys, catch variables: no unused warning
+	HistKind hist = HistKind::None;
+	int64_t hist_lo = 0, hist_hi = 0, hist_step = 0;
+	SourceLoc hist_loc;
+	bool variance = false;
+};
+
+struct EventUse {
+	std::string name;
+	SourceLoc loc; // first use
+	// a perf sampling probe's event: a counter of its own (never shared
+	// with @pmu reads of the same name), created with a period or frequency
+	bool sampling = false;
+	uint64_t sample_period = 0;
+	uint64_t sample_freq = 0;
+	// @pmu_thread("E"): a per-task counter of the target's threads (and the
+	// tasks they create), never shared with @pmu reads of the same name
+	bool per_thread = false;
+};
+
+struct ProbeBody {
+	const Probe *probe = nullptr;   // the user's probe (for its location)
+	const Stmt *body = nullptr;     // what runs (may combine alias bodies)
+	std::unique_ptr<Stmt> owned;    // synthesized body (aliases, conditions)
+	std::vector<std::unique_ptr<Symbol>> locals;
+	bool uses_globals = false;      // needs the global lock
+	std::set<size_t> calls;         // functions called directly
+	// target variables the body reads ("$a->b", "@entry($a)"); each probe
+	// point of the body has their access in ResolvedPoint::tvars, same order
+	std::vector<std::string> tvars;
+};
+
+struct FunctionInfo {
+	const Function *fn = nullptr;
+	Type ret = Type::Unknown;
+	std::vector<std::unique_ptr<Symbol>> locals; // parameters first
+	bool uses_globals = false;
+	std::set<size_t> calls;
+	bool used = false;
+};
+
+struct ProbeInstance {
+	ResolvedPoint point;
+	size_t body = 0; // index into SemaResult::bodies
+	bool optional = false;
+};
+
+struct SemaResult {
+	std::vector<std::unique_ptr<Symbol>> globals;
+	std::vector<ProbeBody> bodies;        // one per `probe` (more with aliases)
+	std::vector<FunctionInfo> functions;  // one per script function
+	std::vector<ProbeInstance> instances; // one per probe point
+	std::vector<EventUse> events;         // distinct @pmu events, first use first
+	std::unordered_map<const Expr *, Type> types;
+	std::unordered_map<const Expr *, const Symbol *> symbols; // Var/Index/In -> symbol
+	std::unordered_map<const Expr *, size_t> event_of;       // @pmu, @pmu_thread -> event index
+	std::unordered_map<const Expr *, size_t> tvar_of;        // $x, @entry($x) -> body tvar index
+	std::unordered_map<const Expr *, int64_t> const_of;      // @defined($x) -> 0 or 1
+	std::unordered_map<const Expr *, dwarf::Access> cast_of; // @cast(...)->m -> member steps
+	std::unordered_map<const Expr *, Format> formats;        // printf/sprintf -> format
+	std::unordered_map<const Expr *, size_t> call_of;        // Call -> function index
+	// foreach: array, keys, value; try: catch variable
+	std::unordered_map<const Stmt *, const Symbol *> stmt_array;
+	std::unordered_map<const Stmt *, std::vector<const Symbol *>> stmt_vars;
+	std::unordered_map<const Stmt *, const Symbol *> stmt_value;
+
+	Type type_of(const Expr &e) const
+	{
+		auto it = types.find(&e);
+		return it == types.end() ? Type::Unknown : it->second;
+	}
+	const Symbol *symbol_of(const Expr &e) const
+	{
+		auto it = symbols.find(&e);
+		return it == symbols.end() ? nullptr : it->second;
+	}
+};
+
+SemaResult analyze(const Script &script, Diagnostics &diags);
+
+} // namespace stap_pmu

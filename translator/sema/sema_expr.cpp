@@ -1,0 +1,211 @@
+// sema_expr.cpp - Checker: expression typing, operators, assignments and lvalues.
+#include "translator/sema/sema_impl.h"
+
+namespace stap_pmu::sema_impl {
+
+// Checks that e has type want (learning a variable's type from the use).
+void Checker::expect_type(const Expr &e, Type want, const std::string &what)
+{
+	Type t = expr(e);
+	if (t == Type::Unknown) {
+		// learn from the use; the node's type is what was learned
+		if (e.kind == ExprKind::Var || e.kind == ExprKind::Index) {
+			if (auto it = r_.symbols.find(&e); it != r_.symbols.end()) {
+				Symbol &sym = const_cast<Symbol &>(*it->second);
+				if (!(e.kind == ExprKind::Var && (sym.array || sym.type == Type::Stats))) {
+					learn(sym, want);
+					t = set(e, sym.type);
+				}
+			}
+		} else if (e.kind == ExprKind::Call) {
+			if (auto it = r_.call_of.find(&e); it != r_.call_of.end()) {
+				learn_type(r_.functions[it->second].ret, want);
+				t = set(e, r_.functions[it->second].ret);
+			}
+		}
+	}
+	if (t != want && t != Type::Unknown)
+		error(e.loc, what + " must be " + type_name(want) + ", not " + type_name(t));
+}
+
+Type Checker::expr(const Expr &e)
+{
+	switch (e.kind) {
+	case ExprKind::Number:
+		return set(e, Type::Long);
+	case ExprKind::String:
+		return set(e, Type::String);
+	case ExprKind::Var: {
+		Type t = var(e);
+		if (t == Type::Stats) {
+			error(e.loc, "'" + e.text + "' is a statistics aggregate; read it with "
+						      "@count, @sum, @min, @max, @avg or @variance");
+			return set(e, Type::Unknown); // reported once
+		}
+		return t;
+	}
+	case ExprKind::Index:
+		return index(e, false);
+	case ExprKind::In: {
+		array_ref(e.text, e.loc, &e, &e.args, e.args.size());
+		return set(e, Type::Long);
+	}
+	case ExprKind::Unary:
+		expect_type(*e.args[0], Type::Long, "operand of '" + e.text + "'");
+		return set(e, Type::Long);
+	case ExprKind::Binary:
+		return binary(e);
+	case ExprKind::Ternary: {
+		expect_type(*e.args[0], Type::Long, "condition of '?:'");
+		Type a = expr(*e.args[1]), b = expr(*e.args[2]);
+		if (a == Type::Unknown && b != Type::Unknown)
+			expect_type(*e.args[1], b, "first branch of '?:'");
+		else if (b == Type::Unknown && a != Type::Unknown)
+			expect_type(*e.args[2], a, "second branch of '?:'");
+		else if (a != Type::Unknown && b != Type::Unknown && a != b)
+			error(e.loc, std::string("the two branches of '?:' have different types (") +
+					     type_name(a) + " and " + type_name(b) + ")");
+		return set(e, a != Type::Unknown ? a : b);
+	}
+	case ExprKind::Assign:
+		return assign(e);
+	case ExprKind::IncDec:
+		return incdec(e);
+	case ExprKind::Call:
+		return call(e);
+	case ExprKind::AtCall:
+		return at_call(e);
+	case ExprKind::EmbeddedC: // a C expression: long, or string with /* string */
+		return set(e, e.text.find("/* string */") != std::string::npos ? Type::String
+									      : Type::Long);
+	}
+	return Type::Unknown;
+}
+
+Type Checker::binary(const Expr &e)
+{
+	const std::string &op = e.text;
+	if (op == ".") {
+		expect_type(*e.args[0], Type::String, "left operand of '.'");
+		expect_type(*e.args[1], Type::String, "right operand of '.'");
+		return set(e, Type::String);
+	}
+	if (op == "==" || op == "!=" || op == "<" || op == ">" || op == "<=" || op == ">=") {
+		Type a = expr(*e.args[0]), b = expr(*e.args[1]);
+		if (a == Type::Unknown && b != Type::Unknown)
+			expect_type(*e.args[0], b, "left operand of '" + op + "'");
+		else if (b == Type::Unknown && a != Type::Unknown)
+			expect_type(*e.args[1], a, "right operand of '" + op + "'");
+		else if (a != b)
+			error(e.loc, "cannot compare " + std::string(type_name(a)) + " with " +
+					     type_name(b) + " using '" + op + "'");
+		return set(e, Type::Long);
+	}
+	expect_type(*e.args[0], Type::Long, "left operand of '" + op + "'");
+	expect_type(*e.args[1], Type::Long, "right operand of '" + op + "'");
+	return set(e, Type::Long);
+}
+
+void Checker::check_not_iterated(const Symbol &sym, SourceLoc loc)
+{
+	for (const Symbol *s : iterating_)
+		if (s == &sym)
+			error(loc, "array '" + sym.name + "' cannot be modified inside a foreach over it");
+}
+
+// Resolves the target of an assignment, ++/-- or <<<.
+Symbol *Checker::lvalue(const Expr &target, const std::string &op)
+{
+	if (target.kind == ExprKind::Index) {
+		Symbol *sym = array_ref(target.text, target.loc, &target, &target.args,
+					target.args.size());
+		if (sym) {
+			sym->written = true;
+			check_not_iterated(*sym, target.loc);
+		}
+		return sym;
+	}
+	if (target.kind != ExprKind::Var) {
+		error(target.loc, "left side of '" + op + "' must be a variable or array element");
+		expr(target);
+		return nullptr;
+	}
+	Symbol *sym = resolve_var(target);
+	if (!sym)
+		return nullptr;
+	sym->written = true;
+	if (sym->array) {
+		error(target.loc, "'" + sym->name + "' is an array; assign to an element " +
+					  sym->name + "[...]");
+		return nullptr;
+	}
+	if (sym->param && report_ && false)
+		(void)0;
+	return sym;
+}
+
+Type Checker::assign(const Expr &e)
+{
+	const std::string &op = e.text;
+	const Expr &lhs = *e.args[0];
+	Symbol *sym = lvalue(lhs, op);
+	if (op == "<<<") {
+		expect_type(*e.args[1], Type::Long, "value added with '<<<'");
+		if (!sym)
+			return set(e, Type::Void);
+		if (!sym->global)
+			error(lhs.loc, "statistics aggregate '" + sym->name + "' must be a global",
+			      "declare it with 'global " + sym->name + "'");
+		learn(*sym, Type::Stats);
+		touch(*sym);
+		if (sym->type != Type::Stats)
+			error(lhs.loc, "'<<<' needs a statistics aggregate, but '" + sym->name +
+					       "' is " + type_name(sym->type));
+		set(lhs, Type::Stats);
+		return set(e, Type::Void);
+	}
+	Type want = op == "=" ? Type::Unknown : op == ".=" ? Type::String : Type::Long;
+	Type rt = want == Type::Unknown ? expr(*e.args[1]) : Type::Unknown;
+	if (want != Type::Unknown)
+		expect_type(*e.args[1], want, "right side of '" + op + "'");
+	else
+		want = rt;
+	if (want == Type::Void) {
+		error(e.args[1]->loc, "right side of '=' has no value");
+		return set(e, Type::Unknown);
+	}
+	if (want == Type::Stats) {
+		error(e.args[1]->loc, "statistics aggregates cannot be assigned");
+		return set(e, Type::Unknown);
+	}
+	if (!sym)
+		return set(e, want);
+	if (sym->type == Type::Unknown && want == Type::Unknown && op == "=")
+		expect_back(*e.args[1], *sym);
+	learn(*sym, want);
+	touch(*sym);
+	set(lhs, sym->type);
+	if (sym->type == Type::Stats)
+		error(lhs.loc, "'" + sym->name + "' is a statistics aggregate; add values with '<<<'");
+	else if (want != Type::Unknown && sym->type != want)
+		error(e.loc, "type mismatch: '" + sym->name + "' is " + type_name(sym->type) +
+				     ", assigned " + type_name(want));
+	return set(e, sym->type);
+}
+
+Type Checker::incdec(const Expr &e)
+{
+	Symbol *sym = lvalue(*e.args[0], e.text);
+	if (sym) {
+		learn(*sym, Type::Long);
+		sym->read = true;
+		touch(*sym);
+		set(*e.args[0], sym->type);
+		if (sym->type != Type::Long)
+			error(e.loc, "'" + e.text + "' needs a long, but '" + sym->name + "' is " +
+					     type_name(sym->type));
+	}
+	return set(e, Type::Long);
+}
+
+} // namespace stap_pmu::sema_impl

@@ -1,0 +1,161 @@
+// sema_impl.h - private to sema*.cpp: the Checker class (binding, type inference, checks).
+#pragma once
+
+#include "translator/sema/sema.h"
+
+#include <fnmatch.h>
+
+#include <functional>
+
+#include "translator/sema/builtins.h"
+#include "translator/support/suggest.h"
+
+namespace stap_pmu::sema_impl {
+
+const std::set<std::string> stat_ops = {"count", "sum", "min", "max", "avg", "variance"};
+constexpr int max_keys = 8;
+constexpr int64_t max_linear_buckets = 1000;
+constexpr int max_alias_depth = 16;
+
+// What a walk is inside of: a probe body or a function.
+struct Scope {
+	std::vector<std::unique_ptr<Symbol>> *locals = nullptr;
+	bool *uses_globals = nullptr;
+	std::set<size_t> *calls = nullptr;
+	FunctionInfo *fn = nullptr;
+};
+
+class Checker {
+public:
+	Checker(const Script &s, Diagnostics &d) : script_(s), diags_(d) {}
+
+	SemaResult run();
+
+private:
+	void sampling_events();
+
+	void declare_globals();
+
+	void declare_functions();
+
+	int find_function(const std::string &name) const;
+
+	static bool is_special_builtin(const std::string &n);
+
+	const Probe *find_alias(const ProbePoint &pp);
+
+	// One expansion of a point: resolved points and the bodies around the
+	// user's body (alias prologues before, epilogues after).
+	struct Expansion {
+		std::vector<std::pair<const ProbePoint *, std::optional<ResolvedPoint>>> points;
+		std::vector<const Stmt *> before, after;
+		std::vector<const Expr *> conds;
+	};
+
+	bool expand(const ProbePoint &pp, int depth, std::vector<Expansion> &out, bool optional);
+
+	void build_bodies();
+
+	size_t synthesize(const Probe &p, const Expansion &e);
+
+	Symbol *find_global(const std::string &name);
+
+	static Symbol *find_in(std::vector<std::unique_ptr<Symbol>> &v, const std::string &name);
+
+	void add_local(std::vector<std::unique_ptr<Symbol>> &locals, const std::string &name,
+		       SourceLoc loc, bool implicit);
+
+	void collect_assigned(const Stmt &s, std::vector<std::unique_ptr<Symbol>> &locals);
+
+	void collect_assigned(const Expr &e, std::vector<std::unique_ptr<Symbol>> &locals);
+
+	void walk_all(bool report);
+
+	void error(SourceLoc loc, std::string msg, std::string hint = {});
+
+	void learn(Symbol &sym, Type t);
+
+	void learn_type(Type &slot, Type t);
+
+	Type set(const Expr &e, Type t);
+
+	void stmt(const Stmt &s);
+
+	void loop(const Stmt &body);
+
+	void ret(const Stmt &s);
+
+	void expect_type(const Expr &e, Type want, const std::string &what);
+
+	Symbol *lookup(const std::string &name);
+
+	void touch(const Symbol &sym);
+
+	std::vector<std::string> visible_names();
+
+	Symbol *resolve_var(const Expr &e);
+
+	bool target_var(const Expr &e, const std::string &spelling, bool entry, bool quiet);
+
+	Type var(const Expr &e);
+
+	bool cast_op(const Expr &e, bool quiet);
+
+	Symbol *array_ref(const std::string &name, SourceLoc loc, const Expr *owner,
+			  const std::vector<ExprPtr> *keys, size_t nkeys);
+
+	void key(Symbol &sym, size_t i, const Expr &k);
+
+	Type index(const Expr &e, bool stat_ok);
+
+	Type expr(const Expr &e);
+
+	Type binary(const Expr &e);
+
+	void check_not_iterated(const Symbol &sym, SourceLoc loc);
+
+	Symbol *lvalue(const Expr &target, const std::string &op);
+
+	Type assign(const Expr &e);
+
+	// x = y where neither is known yet: nothing to learn this round
+	void expect_back(const Expr &, Symbol &) {}
+
+	Type incdec(const Expr &e);
+
+	void del(const Stmt &s);
+
+	void foreach(const Stmt &s);
+
+	Type call(const Expr &e);
+
+	Type user_call(const Expr &e, size_t fi);
+
+	Type print_call(const Expr &e);
+
+	Type printf_call(const Expr &e);
+
+	Symbol *stat_operand(const Expr &e, const std::string &what);
+
+	bool const_long(const Expr &e, int64_t &out);
+
+	Type at_call(const Expr &e);
+
+	Type pmu_call(const Expr &e);
+
+	void finish(bool report_unknown_locals);
+
+	const Script &script_;
+	Diagnostics &diags_;
+	SemaResult r_;
+	Scope scope_;
+	int loops_ = 0;
+	std::vector<const Symbol *> iterating_;
+	bool report_ = false;
+	size_t cur_body_ = SIZE_MAX;
+	bool changed_ = false;
+	// @cast expressions resolved (each once): the error, or none
+	std::unordered_map<const Expr *, std::optional<dwarf::CastError>> casts_;
+};
+
+} // namespace stap_pmu::sema_impl

@@ -1,0 +1,137 @@
+// sema_probes.cpp - Checker: probe point resolution, alias expansion, probe bodies.
+#include "translator/sema/sema_impl.h"
+
+namespace stap_pmu::sema_impl {
+
+// An alias whose name matches pp (exactly, or pp's glob matching it).
+const Probe *Checker::find_alias(const ProbePoint &pp)
+{
+	std::string want = probe_point_str(pp);
+	for (const Probe &p : script_.probes)
+		if (p.is_alias)
+			for (const ProbePoint &n : p.alias_names)
+				if (probe_point_str(n) == want)
+					return &p;
+	return nullptr;
+}
+
+bool Checker::expand(const ProbePoint &pp, int depth, std::vector<Expansion> &out, bool optional)
+{
+	if (depth > max_alias_depth) {
+		diags_.error(pp.loc, "probe alias expansion is recursive or too deep");
+		return false;
+	}
+	const Probe *alias = find_alias(pp);
+	if (!alias) {
+		Expansion e;
+		Diagnostics scratch;
+		auto rps = resolve_probe_points(pp, optional ? scratch : diags_);
+		if (!rps)
+			return optional;
+		for (ResolvedPoint &rp : *rps)
+			e.points.push_back({&pp, std::move(rp)});
+		if (pp.cond)
+			e.conds.push_back(pp.cond.get());
+		out.push_back(std::move(e));
+		return true;
+	}
+	bool any = false;
+	for (const ProbePoint &inner : alias->points) {
+		std::vector<Expansion> sub;
+		if (!expand(inner, depth + 1, sub, optional || inner.optional))
+			return false;
+		for (Expansion &e : sub) {
+			if (alias->epilogue)
+				e.after.push_back(alias->body.get());
+			else
+				e.before.insert(e.before.begin(), alias->body.get());
+			if (pp.cond)
+				e.conds.push_back(pp.cond.get());
+			out.push_back(std::move(e));
+			any = true;
+		}
+	}
+	(void)any;
+	return true;
+}
+
+void Checker::build_bodies()
+{
+	for (const Probe &p : script_.probes) {
+		if (p.is_alias)
+			continue;
+		size_t plain = SIZE_MAX;
+		// expansions with the same wrapping share one body
+		std::vector<std::pair<std::vector<const void *>, size_t>> shared;
+		for (const ProbePoint &pp : p.points) {
+			std::vector<Expansion> exps;
+			size_t before_instances = r_.instances.size();
+			if (!expand(pp, 0, exps, pp.optional))
+				continue;
+			for (Expansion &e : exps) {
+				size_t body;
+				if (e.before.empty() && e.after.empty() && e.conds.empty()) {
+					if (plain == SIZE_MAX) {
+						ProbeBody b;
+						b.probe = &p;
+						b.body = p.body.get();
+						r_.bodies.push_back(std::move(b));
+						plain = r_.bodies.size() - 1;
+					}
+					body = plain;
+				} else {
+					std::vector<const void *> key;
+					for (const Stmt *b : e.before)
+						key.push_back(b);
+					key.push_back(nullptr);
+					for (const Stmt *a : e.after)
+						key.push_back(a);
+					key.push_back(nullptr);
+					for (const Expr *c : e.conds)
+						key.push_back(c);
+					body = SIZE_MAX;
+					for (auto &[k, b] : shared)
+						if (k == key)
+							body = b;
+					if (body == SIZE_MAX) {
+						body = synthesize(p, e);
+						shared.push_back({key, body});
+					}
+				}
+				for (auto &[ppp, rp] : e.points)
+					r_.instances.push_back({std::move(*rp), body, ppp->optional});
+			}
+			// '!': a point that resolved ends the list
+			if (pp.sufficient && r_.instances.size() > before_instances)
+				break;
+		}
+	}
+}
+
+size_t Checker::synthesize(const Probe &p, const Expansion &e)
+{
+	auto blk = std::make_unique<Stmt>(StmtKind::Block, p.body->loc);
+	for (const Expr *c : e.conds) {
+		// if (!(cond)) next
+		auto iff = std::make_unique<Stmt>(StmtKind::If, c->loc);
+		auto neg = std::make_unique<Expr>(ExprKind::Unary, c->loc);
+		neg->text.assign(1, '!'); // (= "!" trips a GCC 12 -Wrestrict false positive)
+		neg->args.push_back(clone_expr(*c));
+		iff->expr = std::move(neg);
+		iff->body.push_back(std::make_unique<Stmt>(StmtKind::Next, c->loc));
+		blk->body.push_back(std::move(iff));
+	}
+	for (const Stmt *s : e.before)
+		blk->body.push_back(clone_stmt(*s));
+	blk->body.push_back(clone_stmt(*p.body));
+	for (const Stmt *s : e.after)
+		blk->body.push_back(clone_stmt(*s));
+	ProbeBody b;
+	b.probe = &p;
+	b.owned = std::move(blk);
+	b.body = b.owned.get();
+	r_.bodies.push_back(std::move(b));
+	return r_.bodies.size() - 1;
+}
+
+} // namespace stap_pmu::sema_impl

@@ -1,0 +1,328 @@
+// sema_vars.cpp - Checker: variable binding, target variables, array references and keys.
+#include "translator/sema/sema_impl.h"
+
+namespace stap_pmu::sema_impl {
+
+Symbol *Checker::lookup(const std::string &name)
+{
+	if (Symbol *l = find_in(*scope_.locals, name))
+		return l;
+	if (Symbol *g = find_global(name))
+		return g;
+	return nullptr;
+}
+
+// A global touched by a body: it takes the global lock unless the
+// global is a scalar statistic (per-CPU, merged on read).
+void Checker::touch(const Symbol &sym)
+{
+	if (!sym.global || !report_)
+		return;
+	if (sym.type == Type::Stats && !sym.array)
+		return;
+	*scope_.uses_globals = true;
+}
+
+std::vector<std::string> Checker::visible_names()
+{
+	std::vector<std::string> names;
+	for (auto &g : r_.globals)
+		names.push_back(g->name);
+	for (auto &l : *scope_.locals)
+		names.push_back(l->name);
+	return names;
+}
+
+Symbol *Checker::resolve_var(const Expr &e)
+{
+	if (!e.text.empty() && e.text[0] == '$') {
+		error(e.loc, "target variable '" + e.text + "' cannot be assigned or modified");
+		return nullptr;
+	}
+	Symbol *sym = lookup(e.text);
+	if (!sym) {
+		std::string near = closest_name(e.text, visible_names());
+		error(e.loc, "undefined variable '" + e.text + "'",
+		      near.empty() ? "assign it first, or declare it with 'global " + e.text + "'"
+				   : "did you mean '" + near + "'?");
+		return nullptr;
+	}
+	r_.symbols[&e] = sym;
+	touch(*sym);
+	return sym;
+}
+
+// A target variable read ($x, $x->f, @entry($x)): resolved with DWARF for
+// every probe point of the body. Returns false when it cannot be read.
+bool Checker::target_var(const Expr &e, const std::string &spelling, bool entry, bool quiet)
+{
+	if (cur_body_ == SIZE_MAX) {
+		if (!quiet)
+			error(e.loc, "target variable '" + spelling +
+					     "' used in a function; only probe bodies have them",
+			      "pass it to the function as an argument");
+		return false;
+	}
+	ProbeBody &b = r_.bodies[cur_body_];
+	std::string key = (entry ? "@entry:" : "") + spelling;
+	size_t k = std::find(b.tvars.begin(), b.tvars.end(), key) - b.tvars.begin();
+	if (k == b.tvars.size()) {
+		if (quiet) {
+			// @defined: resolve without recording
+			for (ProbeInstance &pi : r_.instances) {
+				std::string err;
+				if (pi.body == cur_body_ &&
+				    (!pi.point.func ||
+				     !dwarf::target_access(*pi.point.func, spelling,
+							   pi.point.kind == ProbeKind::Kretprobe, err)))
+					return false;
+			}
+			return true;
+		}
+		if (b.tvars.size() >= 63) {
+			error(e.loc, "too many target variables in one probe (63 at most)");
+			return false;
+		}
+		b.tvars.push_back(key);
+	}
+	if (!quiet)
+		r_.tvar_of[&e] = k;
+	bool ok = true;
+	for (ProbeInstance &pi : r_.instances) {
+		if (pi.body != cur_body_)
+			continue;
+		ResolvedPoint &p = pi.point;
+		if (p.tvars.size() > k)
+			continue; // resolved in an earlier round
+		if (!p.func) {
+			error(e.loc, "target variable '" + spelling + "' in '" + p.name +
+					     "', which has no DWARF",
+			      "target variables need kernel.function(\"f\"), "
+			      "module(\"m\").function(\"f\") or kernel.trace(\"sys:event\")");
+			ok = false;
+			continue;
+		}
+		bool ret = p.kind == ProbeKind::Kretprobe;
+		if (entry && !ret) {
+			error(e.loc, "@entry() is only meaningful in .return probes");
+			ok = false;
+			continue;
+		}
+		std::string err;
+		auto acc = dwarf::target_access(*p.func, spelling, ret, err);
+		if (!acc) {
+			error(e.loc, err);
+			ok = false;
+			continue;
+		}
+		if (acc->offsets.size() > 8) {
+			error(e.loc, "'" + spelling + "' has more than 8 member steps");
+			ok = false;
+			continue;
+		}
+		acc->at_entry = entry;
+		p.tvars.resize(k);
+		p.tvars.push_back(*acc);
+	}
+	return ok;
+}
+
+Type Checker::var(const Expr &e)
+{
+	if (e.text == "$$parms" || e.text == "$$vars") {
+		// every argument of a tracepoint or DWARF function at entry,
+		// "name=0x... ..." (stp_parms)
+		bool ok = cur_body_ != SIZE_MAX;
+		for (ProbeInstance &pi : r_.instances) {
+			if (!ok || pi.body != cur_body_ || pi.point.kind == ProbeKind::Tracepoint)
+				continue;
+			if (!pi.point.func) {
+				error(e.loc, "'" + e.text + "' in '" + pi.point.name + "', which has no DWARF",
+				      "$$parms needs kernel.function(\"f\"), "
+				      "module(\"m\").function(\"f\") or kernel.trace(\"sys:event\")");
+				return set(e, Type::Unknown);
+			}
+			if (pi.point.kind == ProbeKind::Kretprobe) {
+				error(e.loc, "'" + e.text + "' in '" + pi.point.name +
+						     "': a .return probe has no parameters",
+				      "read them with @entry($name)");
+				return set(e, Type::Unknown);
+			}
+			if (!pi.point.parms.empty() || pi.point.func->params.empty())
+				continue;
+			for (const dwarf::Param &prm : pi.point.func->params) {
+				std::string err;
+				std::optional<dwarf::Access> a;
+				if (prm.arg >= 0)
+					a = dwarf::target_access(*pi.point.func, "$" + prm.name, false, err);
+				if (a && !a->offsets.empty())
+					a.reset(); // a struct passed by value: not one register
+				pi.point.parms.emplace_back(prm.name, a);
+			}
+		}
+		if (!ok) {
+			error(e.loc, "'" + e.text + "' used in a function; only probe bodies have it",
+			      "pass it to the function as an argument");
+			return set(e, Type::Unknown);
+		}
+		return set(e, Type::String);
+	}
+	if (!e.text.empty() && e.text[0] == '$') {
+		target_var(e, e.text, false, false);
+		return set(e, Type::Long);
+	}
+	Symbol *sym = resolve_var(e);
+	if (!sym)
+		return set(e, Type::Unknown);
+	sym->read = true;
+	if (sym->array) {
+		error(e.loc, "'" + e.text + "' is an array; index it as " + e.text + "[...]");
+		return set(e, Type::Unknown);
+	}
+	return set(e, sym->type);
+}
+
+// @cast(p, "type"[, "module"])->member...: p read as the address of the
+// type, which is looked up once per expression in the module's DWARF (it
+// does not depend on the probe point, so functions may use it too). quiet
+// (@defined): no errors; false when it cannot be read.
+bool Checker::cast_op(const Expr &e, bool quiet)
+{
+	auto report = [&](SourceLoc loc, std::string msg, std::string hint = {}) {
+		if (!quiet)
+			error(loc, std::move(msg), std::move(hint));
+	};
+	if (e.args.size() < 2 || e.args.size() > 3) {
+		report(e.loc, "@cast takes an address, a type and optionally a module",
+		       "e.g. @cast(p, \"struct NAME\", \"MODULE\")->member");
+		for (const ExprPtr &a : e.args)
+			expr(*a);
+		return false;
+	}
+	expect_type(*e.args[0], Type::Long, "the address given to @cast");
+	Type at = r_.type_of(*e.args[0]);
+	bool ok = at == Type::Long || at == Type::Unknown;
+	for (size_t i = 1; i < e.args.size(); i++) {
+		const Expr &a = *e.args[i];
+		if (a.kind == ExprKind::String) {
+			set(a, Type::String);
+			continue;
+		}
+		report(a.loc, std::string("@cast's ") + (i == 1 ? "type" : "module") +
+				      " must be a string literal",
+		       i == 1 ? "e.g. @cast(p, \"struct task_struct\")->pid"
+			      : "e.g. @cast(p, \"struct NAME\", \"MODULE\")->member");
+		expr(a);
+		ok = false;
+	}
+	if (e.members.empty()) {
+		report(e.loc, "@cast needs ->member",
+		       "read a member through the address: @cast(p, \"struct NAME\")->member");
+		ok = false;
+	} else if (e.members.size() > 8) {
+		report(e.member_locs[8], "@cast(...) has more than 8 member steps");
+		ok = false;
+	}
+	if (!ok)
+		return false;
+	auto it = casts_.find(&e);
+	if (it == casts_.end()) {
+		dwarf::CastError err;
+		auto acc = dwarf::cast_access(e.args.size() > 2 ? e.args[2]->text : "kernel",
+					      e.args[1]->text, e.members, err);
+		if (acc)
+			r_.cast_of[&e] = *acc;
+		it = casts_.emplace(&e, acc ? std::nullopt : std::optional(err)).first;
+	}
+	if (!it->second)
+		return true;
+	const dwarf::CastError &ce = *it->second;
+	SourceLoc loc = ce.part == dwarf::CastError::Member ? e.member_locs[ce.member]
+			: ce.part == dwarf::CastError::Type ? e.args[1]->loc
+			: e.args.size() > 2                 ? e.args[2]->loc
+							    : e.loc;
+	report(loc, ce.msg, ce.hint);
+	return false;
+}
+
+// Resolves an array reference (a[k...], [k...] in a, foreach); checks keys.
+Symbol *Checker::array_ref(const std::string &name, SourceLoc loc, const Expr *owner,
+		  const std::vector<ExprPtr> *keys, size_t nkeys)
+{
+	Symbol *sym = lookup(name);
+	if (!sym) {
+		std::string near = closest_name(name, visible_names());
+		error(loc, "undefined array '" + name + "'",
+		      near.empty() ? "declare it with 'global " + name + "'"
+				   : "did you mean '" + near + "'?");
+		if (keys)
+			for (const ExprPtr &k : *keys)
+				expr(*k);
+		return nullptr;
+	}
+	if (!sym->global) {
+		error(loc, "'" + name + "' is a local variable, not an array",
+		      "arrays must be globals: declare it with 'global " + name + "'");
+		return nullptr;
+	}
+	if (!sym->array) {
+		if (sym->init) {
+			error(loc, "'" + name + "' is a scalar global, not an array");
+			return nullptr;
+		}
+		sym->array = true;
+		changed_ = true;
+	}
+	if (owner)
+		r_.symbols[owner] = sym;
+	touch(*sym);
+	if (static_cast<int>(nkeys) > max_keys) {
+		error(loc, "an array has at most " + std::to_string(max_keys) + " keys");
+		return sym;
+	}
+	if (sym->arity < 0) {
+		sym->arity = static_cast<int>(nkeys);
+		sym->keys.assign(nkeys, Type::Unknown);
+		changed_ = true;
+	} else if (sym->arity != static_cast<int>(nkeys)) {
+		error(loc, "array '" + name + "' has " + std::to_string(sym->arity) +
+				   " key(s), here it is used with " + std::to_string(nkeys));
+		if (keys)
+			for (const ExprPtr &k : *keys)
+				expr(*k);
+		return sym;
+	}
+	if (keys)
+		for (size_t i = 0; i < keys->size(); i++)
+			key(*sym, i, *(*keys)[i]);
+	return sym;
+}
+
+void Checker::key(Symbol &sym, size_t i, const Expr &k)
+{
+	Type t = expr(k);
+	if (t == Type::Unknown && sym.keys[i] != Type::Unknown) {
+		expect_type(k, sym.keys[i], "key " + std::to_string(i + 1) + " of '" + sym.name + "'");
+		return;
+	}
+	learn_type(sym.keys[i], t);
+	if (t == Type::Stats || t == Type::Void)
+		error(k.loc, "an array key must be a long or a string");
+	else if (t != Type::Unknown && t != sym.keys[i])
+		error(k.loc, "key " + std::to_string(i + 1) + " of '" + sym.name + "' is " +
+				     type_name(sym.keys[i]) + ", not " + type_name(t));
+}
+
+Type Checker::index(const Expr &e, bool stat_ok)
+{
+	Symbol *sym = array_ref(e.text, e.loc, &e, &e.args, e.args.size());
+	if (!sym)
+		return set(e, Type::Unknown);
+	sym->read = true;
+	if (sym->type == Type::Stats && !stat_ok)
+		error(e.loc, "'" + e.text + "' holds statistics; read an element with @count, "
+					   "@sum, @min, @max, @avg or @variance");
+	return set(e, sym->type);
+}
+
+} // namespace stap_pmu::sema_impl

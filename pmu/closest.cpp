@@ -1,6 +1,7 @@
 // closest.cpp - "did you mean" suggestions over the event names of some PMUs.
 #include "pmu/internal.h"
 #include "pmu/pmu.h"
+#include "translator/support/suggest.h"
 
 #include <algorithm>
 #include <map>
@@ -61,7 +62,7 @@ std::vector<std::string> Resolver::closest(const std::string &event,
 	}
 	std::sort(names.begin(), names.end());
 	names.erase(std::unique(names.begin(), names.end()), names.end());
-	return detail::nearest(query, names, n);
+	return nearest_names(query, names, n);
 }
 
 } // namespace stap_pmu::pmu

@@ -29,12 +29,4 @@ const std::vector<PmuDesc> &pmu_inventory();
 // The PMU named NAME (case-insensitive), or nullptr.
 const PmuDesc *find_pmu(std::string_view name);
 
-// Levenshtein distance, ASCII case-insensitive.
-size_t edit_distance(std::string_view a, std::string_view b);
-
-// Up to n candidates nearest to query (ties by name), skipping candidates
-// whose distance is not below the query's length (nothing in common).
-std::vector<std::string> nearest(std::string_view query,
-				 const std::vector<std::string> &candidates, size_t n);
-
 } // namespace stap_pmu::pmu::detail

@@ -3,6 +3,7 @@
 #include "pmu/arm64.h"
 #include "pmu/internal.h"
 #include "pmu/pmu.h"
+#include "translator/support/suggest.h"
 
 #include <algorithm>
 
@@ -35,7 +36,7 @@ std::vector<std::string> selectable_pmus()
 std::string unknown_pmu_error(const std::string &name)
 {
 	auto known = selectable_pmus();
-	auto close = detail::nearest(name, known, max_suggestions);
+	auto close = nearest_names(name, known, max_suggestions);
 	if (close.empty())
 		close.assign(known.begin(), known.begin() + std::min(known.size(), max_suggestions));
 	return fmt::format("unknown PMU '{}' (known: host, all, intel, amd, {}, ...)", name,

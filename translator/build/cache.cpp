@@ -2,6 +2,7 @@
 #include "translator/build/cache.h"
 
 #include "translator/kernelinfo/kernel.h"
+#include "translator/support/file.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -30,16 +31,6 @@ uint64_t fnv(const std::string &s, uint64_t h)
 	return h;
 }
 
-std::optional<std::string> slurp(const std::string &path)
-{
-	std::ifstream f(path, std::ios::binary);
-	if (!f)
-		return std::nullopt;
-	std::ostringstream ss;
-	ss << f.rdbuf();
-	return ss.str();
-}
-
 } // namespace
 
 std::string digest(const std::string &data)
@@ -54,7 +45,7 @@ void Key::add(const std::string &label, const std::string &value) { parts_.empla
 
 void Key::add_file(const std::string &label, const std::string &path)
 {
-	auto s = slurp(path);
+	auto s = sys::read_file(path);
 	add(label, s ? digest(*s) : "missing");
 }
 

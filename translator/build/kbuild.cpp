@@ -1,5 +1,6 @@
 // kbuild.cpp - writes NAME.c and a Kbuild file, runs make -C TREE M=DIR.
 #include "translator/build/kbuild.h"
+#include "translator/support/text.h"
 
 #include <array>
 #include <cstdio>
@@ -17,14 +18,6 @@ static bool write_file(const fs::path &p, const std::string &text)
 	std::ofstream out(p, std::ios::binary | std::ios::trunc);
 	out << text;
 	return static_cast<bool>(out);
-}
-
-static std::string shell_quote(const std::string &s)
-{
-	std::string out = "'";
-	for (char c : s)
-		out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-	return out + "'";
 }
 
 KbuildResult kbuild(const KbuildRequest &req)
@@ -53,14 +46,14 @@ KbuildResult kbuild(const KbuildRequest &req)
 	}
 	// The compiler's messages in English, quoted in ASCII as stap-pmu's
 	// (the kernel's Makefile unexports LC_ALL)
-	std::string cmd = "LANG=C LC_CTYPE=C LC_MESSAGES=C LC_ALL=C make -C " + shell_quote(req.build_tree) + " M=" +
-			  shell_quote(fs::absolute(dir).string());
+	std::string cmd = "LANG=C LC_CTYPE=C LC_MESSAGES=C LC_ALL=C make -C " + text::shell_quote(req.build_tree) + " M=" +
+			  text::shell_quote(fs::absolute(dir).string());
 	if (!req.arch.empty())
-		cmd += " ARCH=" + shell_quote(req.arch);
+		cmd += " ARCH=" + text::shell_quote(req.arch);
 	if (!req.cross_compile.empty())
-		cmd += " CROSS_COMPILE=" + shell_quote(req.cross_compile);
+		cmd += " CROSS_COMPILE=" + text::shell_quote(req.cross_compile);
 	for (const std::string &v : req.make_vars)
-		cmd += " " + shell_quote(v);
+		cmd += " " + text::shell_quote(v);
 	cmd += " modules 2>&1";
 	// Test hook: every make run is appended to $STAP_PMU_KBUILD_LOG, so tests
 	// can assert that a cached module was not rebuilt.

@@ -1,6 +1,8 @@
 // kernel.cpp - kernel build tree and guest kernel discovery.
 #include "translator/kernelinfo/kernel.h"
 #include "translator/support/process.h"
+#include "translator/support/file.h"
+#include "translator/support/text.h"
 
 #include <elf.h>
 #include <fcntl.h>
@@ -39,24 +41,6 @@ bool is_file(const std::string &p)
 	return stat(p.c_str(), &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
-std::optional<std::string> slurp(const std::string &path, size_t limit = 1 << 20)
-{
-	std::ifstream f(path, std::ios::binary);
-	if (!f)
-		return std::nullopt;
-	std::string s(limit, '\0');
-	f.read(s.data(), (std::streamsize)limit);
-	s.resize((size_t)f.gcount());
-	return s;
-}
-
-std::string trim(std::string s)
-{
-	while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r'))
-		s.pop_back();
-	return s;
-}
-
 // A directory kbuild can use: a Makefile plus the generated configuration.
 bool looks_like_tree(const std::string &dir)
 {
@@ -91,7 +75,7 @@ std::string uname_field(bool machine)
 
 std::optional<std::string> tree_release(const std::string &dir)
 {
-	if (auto s = slurp(dir + "/include/generated/utsrelease.h")) {
+	if (auto s = sys::read_file(dir + "/include/generated/utsrelease.h", 1 << 20)) {
 		const std::string key = "UTS_RELEASE \"";
 		size_t a = s->find(key);
 		if (a != std::string::npos) {
@@ -101,8 +85,8 @@ std::optional<std::string> tree_release(const std::string &dir)
 				return s->substr(a, b - a);
 		}
 	}
-	if (auto s = slurp(dir + "/include/config/kernel.release")) {
-		std::string r = trim(*s);
+	if (auto s = sys::read_file(dir + "/include/config/kernel.release", 1 << 20)) {
+		std::string r = text::trim(*s);
 		if (!r.empty())
 			return r;
 	}
@@ -119,12 +103,12 @@ std::string tree_arch(const std::string &dir)
 		{"CONFIG_ARM", "arm"},     {"CONFIG_RISCV", "riscv"}, {"CONFIG_PPC64", "powerpc"},
 		{"CONFIG_S390", "s390"},
 	};
-	if (auto s = slurp(dir + "/include/generated/autoconf.h", 8 << 20)) {
+	if (auto s = sys::read_file(dir + "/include/generated/autoconf.h", 8 << 20)) {
 		for (const auto &p : probes)
 			if (s->find(std::string("#define ") + p.sym + " 1\n") != std::string::npos)
 				return p.arch;
 	}
-	if (auto s = slurp(dir + "/.config", 8 << 20)) {
+	if (auto s = sys::read_file(dir + "/.config", 8 << 20)) {
 		for (const auto &p : probes)
 			if (s->find(std::string("\n") + p.sym + "=y\n") != std::string::npos)
 				return p.arch;
@@ -340,7 +324,7 @@ bool is_complete_elf(const std::string &path)
 
 bool extract_vmlinux(const std::string &vmlinuz, const std::string &out, std::string *why)
 {
-	auto data = slurp(vmlinuz, 256 << 20);
+	auto data = sys::read_file(vmlinuz, 256 << 20);
 	if (!data) {
 		if (why)
 			*why = "cannot read " + vmlinuz + ": " + strerror(errno);

@@ -2,23 +2,29 @@
 #include "translator/support/suggest.h"
 
 #include <algorithm>
+#include <cctype>
+#include <numeric>
+#include <utility>
 
 namespace stap_pmu {
 
-size_t edit_distance(const std::string &a, const std::string &b)
+size_t edit_distance(std::string_view a, std::string_view b, bool ignore_case)
 {
-	std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-	for (size_t j = 0; j <= b.size(); j++)
-		prev[j] = j;
-	for (size_t i = 1; i <= a.size(); i++) {
-		cur[0] = i;
-		for (size_t j = 1; j <= b.size(); j++) {
-			size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
-			cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+	auto fold = [ignore_case](char c) {
+		return ignore_case ? std::tolower(static_cast<unsigned char>(c)) : c;
+	};
+	std::vector<size_t> row(b.size() + 1);
+	std::iota(row.begin(), row.end(), size_t{0});
+	for (size_t i = 1; i <= a.size(); ++i) {
+		size_t diag = row[0]; // distance(a[0..i-1), b[0..j-1))
+		row[0] = i;
+		for (size_t j = 1; j <= b.size(); ++j) {
+			size_t subst = diag + (fold(a[i - 1]) == fold(b[j - 1]) ? 0 : 1);
+			diag = row[j];
+			row[j] = std::min({row[j] + 1, row[j - 1] + 1, subst});
 		}
-		std::swap(prev, cur);
 	}
-	return prev[b.size()];
+	return row[b.size()];
 }
 
 std::string closest_name(const std::string &name, const std::vector<std::string> &candidates)
@@ -34,6 +40,39 @@ std::string closest_name(const std::string &name, const std::vector<std::string>
 	}
 	size_t limit = name.size() <= 2 ? 1 : std::max<size_t>(2, name.size() / 3);
 	return best_d <= limit ? best : "";
+}
+
+std::vector<std::string> nearest_names(std::string_view query,
+				       const std::vector<std::string> &candidates, size_t n)
+{
+	// No event name is this long: a longer query is not a misspelling, and
+	// the quadratic distance over thousands of names would take seconds.
+	constexpr size_t max_query = 96;
+	std::vector<std::pair<size_t, const std::string *>> scored;
+	if (query.size() > max_query)
+		return {};
+	scored.reserve(candidates.size());
+	size_t limit = std::max(query.size(), size_t{1});
+	for (const auto &c : candidates) {
+		// the distance is at least the difference of the lengths
+		size_t diff = c.size() > query.size() ? c.size() - query.size() : query.size() - c.size();
+		if (diff >= limit)
+			continue;
+		size_t d = edit_distance(query, c, true);
+		if (d < limit)
+			scored.emplace_back(d, &c);
+	}
+	std::sort(scored.begin(), scored.end(), [](const auto &x, const auto &y) {
+		return x.first != y.first ? x.first < y.first : *x.second < *y.second;
+	});
+	std::vector<std::string> out;
+	for (const auto &[d, s] : scored) {
+		if (out.size() == n)
+			break;
+		if (std::find(out.begin(), out.end(), *s) == out.end())
+			out.push_back(*s);
+	}
+	return out;
 }
 
 } // namespace stap_pmu

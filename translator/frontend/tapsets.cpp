@@ -26,20 +26,11 @@ void collect(const Expr &e, Uses &u)
 	if ((e.kind == ExprKind::Assign || e.kind == ExprKind::IncDec) &&
 	    e.args[0]->kind == ExprKind::Var)
 		u.assigned.insert(e.args[0]->text);
-	for (const ExprPtr &a : e.args)
-		if (a)
-			collect(*a, u);
+	for_each_child(e, [&](const Expr &a) { collect(a, u); });
 }
 
 void collect(const Stmt &s, Uses &u)
 {
-	if (s.expr)
-		collect(*s.expr, u);
-	for (const ExprPtr &e : s.exprs)
-		if (e)
-			collect(*e, u);
-	if (s.limit)
-		collect(*s.limit, u);
 	if (s.kind == StmtKind::Foreach) {
 		u.vars.insert(s.name);
 		for (const std::string &n : s.names)
@@ -47,9 +38,7 @@ void collect(const Stmt &s, Uses &u)
 		if (!s.value.empty())
 			u.assigned.insert(s.value);
 	}
-	for (const StmtPtr &b : s.body)
-		if (b)
-			collect(*b, u);
+	for_each_child(s, [&](const auto &c) { collect(c, u); });
 }
 
 // Symbols a script uses but does not define.

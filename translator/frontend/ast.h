@@ -158,8 +158,10 @@ std::string probe_point_str(const ProbePoint &pp);
 // ---- children ----
 // The fields of a node that hold its children, in source order: the one
 // place that says where a node's sub-nodes are and in which order they are
-// written. Every walk over the tree (for_each_child below) and the clone
-// (ast.cpp) go through these two; a new child field is added here.
+// written. Generic walks (for_each_child below) and the clone (ast.cpp) go
+// through these two, so a new child field is added here; the per-kind
+// passes (typing, printing, emitting C) handle each kind's children as its
+// meaning demands.
 //   Expr: args, for every kind (the operands, the arguments, the keys).
 //   Stmt: its expressions, then its statements: expr (the condition of
 //     if/while, the value of return, the target of delete, an expression

@@ -261,6 +261,104 @@ std::string_view line_of(const std::string &text, unsigned n)
 	return std::string_view(text).substr(start, end == std::string::npos ? end : end - start);
 }
 
+// "FILE:LINE" or "FILE:LINE:COL" (col 0: none).
+std::string file_pos(const std::string &file, unsigned line, unsigned col)
+{
+	return file + ":" + std::to_string(line) + (col ? ":" + std::to_string(col) : std::string());
+}
+
+// Where each error's line of the generated C comes from in the script
+// (nullopt: from no script code).
+std::vector<std::optional<ScriptPos>> locate_errors(const Map &map,
+						    const std::vector<CompilerError> &errs)
+{
+	std::vector<std::optional<ScriptPos>> out;
+	for (const CompilerError &e : errs) {
+		std::optional<ScriptPos> pos;
+		if (e.c_line)
+			pos = map.locate(e.c_line, e.c_col ? e.c_col : 1);
+		out.push_back(pos);
+	}
+	return out;
+}
+
+// One shown error and what explain_failure says about every error.
+struct Shown {
+	const CompilerError &e;
+	std::string where;   // its FILE:LINE:COL as the compiler printed it
+	std::string c_where; // its line of the generated C
+	std::string via;     // for an error in a header: where the generated C used it
+	const std::string &internal_why;
+};
+
+// An error at no script location: on the "#define" of a -D option, a
+// "#error" of the runtime's own checks, or else an internal error.
+void report_unmapped(FailureReport &r, const Shown &s, const std::string &c_source,
+		     const Defines &defines)
+{
+	const CompilerError &e = s.e;
+	// on the "#define NAME VALUE" line of a -D option?
+	std::string_view cl = e.in_c ? line_of(c_source, e.line) : std::string_view();
+	const std::pair<std::string, std::string> *def = nullptr;
+	for (const auto &d : defines)
+		for (const std::string &name : {d.first, "STP_" + d.first})
+			if (cl == "#define " + name + " " + d.second)
+				def = &d;
+	if (def) {
+		r.text += "stap-pmu: error: -D " + def->first + "=" + def->second +
+			  ": the generated C does not compile: " + e.text + "\n";
+		r.text += "note: the module's C uses the value of " + def->first + " as C (" +
+			  s.where + ")\n";
+		return;
+	}
+	if (e.text.rfind("#error ", 0) == 0) {
+		// the runtime's own checks (of -D values, the kernel's config)
+		std::string why = e.text.substr(7);
+		if (why.size() >= 2 && why.front() == '"' && why.back() == '"')
+			why = why.substr(1, why.size() - 2);
+		r.text += "stap-pmu: error: the module cannot be built: " + why + "\n";
+		r.text += "note: checked at " + s.where + "\n";
+		return;
+	}
+	r.internal++;
+	r.text += "stap-pmu: error: internal error: the generated C does not compile: " + e.text +
+		  "\n";
+	r.text += "note: at " + s.where + s.via +
+		  ", in C that stap-pmu generates or includes for every script; " + s.internal_why +
+		  "\n";
+}
+
+// An error at the script location pos of src, with the script line and a caret.
+void report_mapped(FailureReport &r, const Shown &s, const SourceFile &src, const ScriptPos &pos)
+{
+	r.mapped++;
+	Diagnostic d;
+	d.loc = {&src, pos.line, pos.col};
+	std::string note = "generated C: " + (s.e.in_c ? s.c_where : s.where + s.via);
+	if (pos.embedded) {
+		d.message = "the generated C does not compile: " + s.e.text;
+		d.hint = note;
+	} else {
+		d.message = "the C generated for this does not compile: " + s.e.text;
+		d.hint = note + "; " + s.internal_why;
+	}
+	r.text += render_diagnostic(d);
+}
+
+// No compiler error: modpost ("ERROR: modpost: ...") or the linker.
+void report_kbuild_lines(FailureReport &r, const std::string &log)
+{
+	std::istringstream in(log);
+	std::string line;
+	unsigned n = 0;
+	while (std::getline(in, line) && n < 5)
+		if (line.rfind("ERROR: ", 0) == 0 || line.find(" error: ") != std::string::npos ||
+		    line.find(": undefined reference") != std::string::npos) {
+			r.text += "stap-pmu: error: kbuild: " + line + "\n";
+			n++;
+		}
+}
+
 } // namespace
 
 FailureReport explain_failure(const std::string &log, const std::string &c_source,
@@ -270,7 +368,6 @@ FailureReport explain_failure(const std::string &log, const std::string &c_sourc
 {
 	FailureReport r;
 	std::string c_name = c_path.substr(c_path.rfind('/') + 1);
-	Map map(c_source);
 	std::vector<CompilerError> errs = compiler_errors(log, c_name);
 	const std::string internal_why =
 		std::string("this is an internal error of stap-pmu") +
@@ -278,22 +375,16 @@ FailureReport explain_failure(const std::string &log, const std::string &c_sourc
 	// When some errors are in the script's embedded C, the others are most
 	// likely their consequences (the compiler lost its way): only those are
 	// shown.
-	std::vector<std::optional<ScriptPos>> where_in_script;
+	std::vector<std::optional<ScriptPos>> where_in_script = locate_errors(Map(c_source), errs);
 	bool any_embedded = false;
-	for (const CompilerError &e : errs) {
-		std::optional<ScriptPos> pos;
-		if (e.c_line)
-			pos = map.locate(e.c_line, e.c_col ? e.c_col : 1);
+	for (const std::optional<ScriptPos> &pos : where_in_script)
 		any_embedded |= pos && pos->embedded;
-		where_in_script.push_back(pos);
-	}
 	size_t shown = 0, left_out = 0;
 	std::set<std::string> seen; // a macro expanded twice: the same error twice
 	for (size_t i = 0; i < errs.size(); i++) {
 		const CompilerError &e = errs[i];
 		const std::optional<ScriptPos> &pos = where_in_script[i];
-		std::string where = e.file + ":" + std::to_string(e.line) +
-				    (e.col ? ":" + std::to_string(e.col) : std::string());
+		std::string where = file_pos(e.file, e.line, e.col);
 		if (!seen.insert(where + " " + e.text).second)
 			continue;
 		if ((any_embedded && !(pos && pos->embedded)) || shown == max_errors) {
@@ -301,78 +392,27 @@ FailureReport explain_failure(const std::string &log, const std::string &c_sourc
 			continue;
 		}
 		shown++;
-		std::string c_where = c_path + ":" + std::to_string(e.c_line) +
-				      (e.c_col ? ":" + std::to_string(e.c_col) : std::string());
-		// an error in a header: where the generated C used it
+		std::string c_where = file_pos(c_path, e.c_line, e.c_col);
 		std::string via = e.in_c || !e.c_line ? std::string()
 				  : e.macro ? " (in a macro expanded at " + c_where + ")"
 					    : " (included from " + c_where + ")";
+		Shown s{e, where, c_where, via, internal_why};
 		const SourceFile *src = nullptr;
 		if (pos)
-			for (const SourceFile *s : sources)
-				if (s->name() == pos->file)
-					src = s;
-		if (!pos || !src) {
-			// on the "#define NAME VALUE" line of a -D option?
-			std::string_view cl = e.in_c ? line_of(c_source, e.line) : std::string_view();
-			const std::pair<std::string, std::string> *def = nullptr;
-			for (const auto &d : defines)
-				for (const std::string &name : {d.first, "STP_" + d.first})
-					if (cl == "#define " + name + " " + d.second)
-						def = &d;
-			if (def) {
-				r.text += "stap-pmu: error: -D " + def->first + "=" + def->second +
-					  ": the generated C does not compile: " + e.text + "\n";
-				r.text += "note: the module's C uses the value of " + def->first +
-					  " as C (" + where + ")\n";
-				continue;
-			}
-			if (e.text.rfind("#error ", 0) == 0) {
-				// the runtime's own checks (of -D values, the kernel's config)
-				std::string why = e.text.substr(7);
-				if (why.size() >= 2 && why.front() == '"' && why.back() == '"')
-					why = why.substr(1, why.size() - 2);
-				r.text += "stap-pmu: error: the module cannot be built: " + why + "\n";
-				r.text += "note: checked at " + where + "\n";
-				continue;
-			}
-			r.internal++;
-			r.text += "stap-pmu: error: internal error: the generated C does not compile: " +
-				  e.text + "\n";
-			r.text += "note: at " + where + via +
-				  ", in C that stap-pmu generates or includes for every script; " +
-				  internal_why + "\n";
-			continue;
-		}
-		r.mapped++;
-		Diagnostic d;
-		d.loc = {src, pos->line, pos->col};
-		std::string note = "generated C: " + (e.in_c ? c_where : where + via);
-		if (pos->embedded) {
-			d.message = "the generated C does not compile: " + e.text;
-			d.hint = note;
-		} else {
-			d.message = "the C generated for this does not compile: " + e.text;
-			d.hint = note + "; " + internal_why;
-		}
-		r.text += render_diagnostic(d);
+			for (const SourceFile *f : sources)
+				if (f->name() == pos->file)
+					src = f;
+		if (pos && src)
+			report_mapped(r, s, *src, *pos);
+		else
+			report_unmapped(r, s, c_source, defines);
 	}
 	if (left_out)
 		r.text += "note: " + std::to_string(left_out) + " more compiler error" +
 			  (left_out == 1 ? "" : "s") + " in make's output" +
 			  (any_embedded ? ", probably consequences of these" : "") + "\n";
-	if (errs.empty()) {
-		// no compiler error: modpost ("ERROR: modpost: ...") or the linker
-		std::istringstream in(log);
-		std::string line;
-		unsigned n = 0;
-		while (std::getline(in, line) && n < 5)
-			if (line.rfind("ERROR: ", 0) == 0 || line.find(" error: ") != std::string::npos ||
-			    line.find(": undefined reference") != std::string::npos) {
-				r.text += "stap-pmu: error: kbuild: " + line + "\n";
-				n++;
-			}
-	}
+	if (errs.empty())
+		report_kbuild_lines(r, log);
 	return r;
 }
 

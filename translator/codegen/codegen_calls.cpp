@@ -90,8 +90,7 @@ std::string Emitter::call(const Expr &e)
 	if (b->may_fail)
 		may_fail_ = true;
 	std::vector<const Expr *> args;
-	for (const ExprPtr &a : e.args)
-		args.push_back(a.get());
+	for_each_child(e, [&](const Expr &a) { args.push_back(&a); });
 	std::string pre;
 	std::vector<std::string> v = operands(args, pre);
 	std::string out;

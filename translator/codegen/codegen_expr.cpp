@@ -128,10 +128,9 @@ static bool has_side_effect(const Expr &e)
 	default:
 		break;
 	}
-	for (const ExprPtr &a : e.args)
-		if (a && has_side_effect(*a))
-			return true;
-	return false;
+	bool any = false;
+	for_each_child(e, [&](const Expr &a) { any = any || has_side_effect(a); });
+	return any;
 }
 
 std::vector<std::string> Emitter::operands(const std::vector<const Expr *> &args, std::string &pre)

@@ -37,6 +37,28 @@ std::string quote_string(const std::string &s)
 	return out + "\"";
 }
 
+namespace {
+
+// Copies one child field of a node (expr_child_fields, stmt_child_fields)
+// into the same field of its copy.
+struct CloneField {
+	void operator()(const ExprPtr &from, ExprPtr &to) const
+	{
+		to = from ? clone_expr(*from) : nullptr;
+	}
+	void operator()(const StmtPtr &from, StmtPtr &to) const
+	{
+		to = from ? clone_stmt(*from) : nullptr;
+	}
+	template <class P> void operator()(const std::vector<P> &from, std::vector<P> &to) const
+	{
+		for (const P &p : from)
+			(*this)(p, to.emplace_back());
+	}
+};
+
+} // namespace
+
 ExprPtr clone_expr(const Expr &e)
 {
 	auto c = std::make_unique<Expr>(e.kind, e.loc);
@@ -45,20 +67,13 @@ ExprPtr clone_expr(const Expr &e)
 	c->prefix = e.prefix;
 	c->members = e.members;
 	c->member_locs = e.member_locs;
-	for (const ExprPtr &a : e.args)
-		c->args.push_back(a ? clone_expr(*a) : nullptr);
+	expr_child_fields(CloneField{}, e, *c);
 	return c;
 }
 
 StmtPtr clone_stmt(const Stmt &s)
 {
 	auto c = std::make_unique<Stmt>(s.kind, s.loc);
-	if (s.expr)
-		c->expr = clone_expr(*s.expr);
-	for (const StmtPtr &b : s.body)
-		c->body.push_back(b ? clone_stmt(*b) : nullptr);
-	for (const ExprPtr &e : s.exprs)
-		c->exprs.push_back(e ? clone_expr(*e) : nullptr);
 	c->names = s.names;
 	c->name_locs = s.name_locs;
 	c->name = s.name;
@@ -67,9 +82,8 @@ StmtPtr clone_stmt(const Stmt &s)
 	c->array_loc = s.array_loc;
 	c->sort_col = s.sort_col;
 	c->sort_dir = s.sort_dir;
-	if (s.limit)
-		c->limit = clone_expr(*s.limit);
 	c->text = s.text;
+	stmt_child_fields(CloneField{}, s, *c);
 	return c;
 }
 

@@ -155,6 +155,70 @@ struct Script {
 // Spelling of a probe point as SystemTap prints it: kprobe.function("f").return
 std::string probe_point_str(const ProbePoint &pp);
 
+// ---- children ----
+// The fields of a node that hold its children, in source order: the one
+// place that says where a node's sub-nodes are and in which order they are
+// written. Generic walks (for_each_child below) and the clone (ast.cpp) go
+// through these two, so a new child field is added here; the per-kind
+// passes (typing, printing, emitting C) handle each kind's children as its
+// meaning demands.
+//   Expr: args, for every kind (the operands, the arguments, the keys).
+//   Stmt: its expressions, then its statements: expr (the condition of
+//     if/while, the value of return, the target of delete, an expression
+//     statement), exprs (for's init, cond, step), limit (foreach), then body
+//     (block items, then/else, the loop body, try/catch). For every kind
+//     this is the order in which the source writes them.
+// f is called once per field with that field of each node given (one node
+// to look at it, two to copy one into the other): an ExprPtr or StmtPtr
+// (null when absent) or a vector of them.
+template <class F, class... E> void expr_child_fields(F &&f, E &...e)
+{
+	f(e.args...);
+}
+
+template <class F, class... S> void stmt_child_fields(F &&f, S &...s)
+{
+	f(s.expr...);
+	f(s.exprs...);
+	f(s.limit...);
+	f(s.body...);
+}
+
+namespace ast_detail {
+
+template <class T, class F> void visit_field(const std::unique_ptr<T> &p, F &f)
+{
+	if (p)
+		f(static_cast<const T &>(*p));
+}
+
+template <class T, class F> void visit_field(const std::vector<std::unique_ptr<T>> &v, F &f)
+{
+	for (const std::unique_ptr<T> &p : v)
+		visit_field(p, f);
+}
+
+} // namespace ast_detail
+
+// f(child) for each direct child of a node that is present, in source order
+// (see above). An Expr's children are expressions: f takes a const Expr &.
+// A Stmt's are expressions, then statements: f takes both a const Expr &
+// and a const Stmt & (a generic lambda or an overload set). A walk over a
+// whole tree does its work for a node and then calls itself through this:
+//   void count(const Expr &e) { n++; for_each_child(e, [&](const auto &c) { count(c); }); }
+// Top-level items hold their expressions and bodies directly: Global::init,
+// ProbePoint::cond, Probe::body, Function::body (null for embedded C).
+template <class F> void for_each_child(const Expr &e, F &&f)
+{
+	expr_child_fields([&](const auto &field) { ast_detail::visit_field(field, f); }, e);
+}
+
+template <class F> void for_each_child(const Stmt &s, F &&f)
+{
+	stmt_child_fields([&](const auto &field) { ast_detail::visit_field(field, f); }, s);
+}
+
+// Deep copies (a probe alias's body is copied into each probe using it).
 ExprPtr clone_expr(const Expr &e);
 StmtPtr clone_stmt(const Stmt &s);
 

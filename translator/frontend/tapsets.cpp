@@ -26,20 +26,11 @@ void collect(const Expr &e, Uses &u)
 	if ((e.kind == ExprKind::Assign || e.kind == ExprKind::IncDec) &&
 	    e.args[0]->kind == ExprKind::Var)
 		u.assigned.insert(e.args[0]->text);
-	for (const ExprPtr &a : e.args)
-		if (a)
-			collect(*a, u);
+	for_each_child(e, [&](const Expr &a) { collect(a, u); });
 }
 
 void collect(const Stmt &s, Uses &u)
 {
-	if (s.expr)
-		collect(*s.expr, u);
-	for (const ExprPtr &e : s.exprs)
-		if (e)
-			collect(*e, u);
-	if (s.limit)
-		collect(*s.limit, u);
 	if (s.kind == StmtKind::Foreach) {
 		u.vars.insert(s.name);
 		for (const std::string &n : s.names)
@@ -47,9 +38,17 @@ void collect(const Stmt &s, Uses &u)
 		if (!s.value.empty())
 			u.assigned.insert(s.value);
 	}
-	for (const StmtPtr &b : s.body)
-		if (b)
-			collect(*b, u);
+	for_each_child(s, [&](const auto &c) { collect(c, u); });
+}
+
+// What a function or probe body uses counts for the script, but for the
+// variables it assigns (its locals).
+void add_body(Uses &u, const Uses &body)
+{
+	u.calls.insert(body.calls.begin(), body.calls.end());
+	for (const std::string &v : body.vars)
+		if (!body.assigned.count(v))
+			u.vars.insert(v);
 }
 
 // Symbols a script uses but does not define.
@@ -66,10 +65,7 @@ std::set<std::string> needs(const Script &s, const std::set<std::string> &builti
 			collect(*f.body, fu);
 		for (const Param &p : f.params)
 			fu.assigned.insert(p.name);
-		u.calls.insert(fu.calls.begin(), fu.calls.end());
-		for (const std::string &v : fu.vars)
-			if (!fu.assigned.count(v))
-				u.vars.insert(v);
+		add_body(u, fu);
 	}
 	for (const Probe &p : s.probes) {
 		if (p.is_alias)
@@ -82,10 +78,7 @@ std::set<std::string> needs(const Script &s, const std::set<std::string> &builti
 		}
 		Uses pu;
 		collect(*p.body, pu);
-		u.calls.insert(pu.calls.begin(), pu.calls.end());
-		for (const std::string &v : pu.vars)
-			if (!pu.assigned.count(v))
-				u.vars.insert(v);
+		add_body(u, pu);
 	}
 	std::set<std::string> out;
 	for (const std::string &c : u.calls)

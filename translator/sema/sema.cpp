@@ -157,15 +157,7 @@ void Checker::collect_assigned(const Stmt &s, std::vector<std::unique_ptr<Symbol
 	}
 	if (s.kind == StmtKind::Try && !s.name.empty())
 		add_local(locals, s.name, s.value_loc, true);
-	if (s.expr)
-		collect_assigned(*s.expr, locals);
-	for (const ExprPtr &e : s.exprs)
-		if (e)
-			collect_assigned(*e, locals);
-	if (s.limit)
-		collect_assigned(*s.limit, locals);
-	for (const StmtPtr &b : s.body)
-		collect_assigned(*b, locals);
+	for_each_child(s, [&](const auto &c) { collect_assigned(c, locals); });
 }
 
 void Checker::collect_assigned(const Expr &e, std::vector<std::unique_ptr<Symbol>> &locals)
@@ -173,8 +165,7 @@ void Checker::collect_assigned(const Expr &e, std::vector<std::unique_ptr<Symbol
 	if ((e.kind == ExprKind::Assign || e.kind == ExprKind::IncDec) &&
 	    e.args[0]->kind == ExprKind::Var && e.args[0]->text[0] != '$')
 		add_local(locals, e.args[0]->text, e.args[0]->loc, false);
-	for (const ExprPtr &a : e.args)
-		collect_assigned(*a, locals);
+	for_each_child(e, [&](const Expr &a) { collect_assigned(a, locals); });
 }
 
 // ---- walking ----

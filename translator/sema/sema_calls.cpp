@@ -36,8 +36,7 @@ Type Checker::call(const Expr &e)
 		std::string near = closest_name(n, names);
 		error(e.loc, "unknown function '" + n + "'",
 		      near.empty() ? "" : "did you mean '" + near + "'?");
-		for (const ExprPtr &a : e.args)
-			expr(*a);
+		check_children(e);
 		return set(e, Type::Unknown);
 	}
 	if (e.args.size() < b->params.size() - b->optional || e.args.size() > b->params.size()) {
@@ -62,8 +61,7 @@ Type Checker::user_call(const Expr &e, size_t fi)
 		error(e.loc, "function '" + f.fn->name + "' takes " +
 				     std::to_string(f.fn->params.size()) + " argument(s), " +
 				     std::to_string(e.args.size()) + " given");
-		for (const ExprPtr &a : e.args)
-			expr(*a);
+		check_children(e);
 		return set(e, f.ret == Type::Unknown ? Type::Unknown : f.ret);
 	}
 	for (size_t i = 0; i < e.args.size(); i++) {
@@ -112,8 +110,7 @@ Type Checker::printf_call(const Expr &e)
 	Type rt = s ? Type::String : Type::Void;
 	if (e.args.empty() || e.args[0]->kind != ExprKind::String) {
 		error(e.loc, e.text + " needs a string literal as its first argument");
-		for (const ExprPtr &a : e.args)
-			expr(*a);
+		check_children(e);
 		return set(e, rt);
 	}
 	const Expr &f = *e.args[0];
@@ -153,8 +150,7 @@ Symbol *Checker::stat_operand(const Expr &e, const std::string &what)
 	if (e.args.empty() ||
 	    (e.args[0]->kind != ExprKind::Var && e.args[0]->kind != ExprKind::Index)) {
 		error(e.loc, what + " takes a statistics aggregate");
-		for (const ExprPtr &a : e.args)
-			expr(*a);
+		check_children(e);
 		return nullptr;
 	}
 	const Expr &v = *e.args[0];

@@ -82,6 +82,11 @@ Type Checker::expr(const Expr &e)
 	return Type::Unknown;
 }
 
+void Checker::check_children(const Expr &e)
+{
+	for_each_child(e, [&](const Expr &a) { expr(a); });
+}
+
 Type Checker::binary(const Expr &e)
 {
 	const std::string &op = e.text;

@@ -110,6 +110,10 @@ private:
 
 	Type expr(const Expr &e);
 
+	// Types each child of e on its own, for the errors inside them, when
+	// e itself is already in error (expects no type of them).
+	void check_children(const Expr &e);
+
 	Type binary(const Expr &e);
 
 	void check_not_iterated(const Symbol &sym, SourceLoc loc);

@@ -195,8 +195,7 @@ bool Checker::cast_op(const Expr &e, bool quiet)
 	if (e.args.size() < 2 || e.args.size() > 3) {
 		report(e.loc, "@cast takes an address, a type and optionally a module",
 		       "e.g. @cast(p, \"struct NAME\", \"MODULE\")->member");
-		for (const ExprPtr &a : e.args)
-			expr(*a);
+		check_children(e);
 		return false;
 	}
 	expect_type(*e.args[0], Type::Long, "the address given to @cast");

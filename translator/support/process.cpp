@@ -200,7 +200,8 @@ void Child::release(bool run)
 void Child::reaped(int status)
 {
 	status_ = status;
-	exec_errno_ = read_exec_errno(exec_err_);
+	if (exec_err_) // not read yet (a held child)
+		exec_errno_ = read_exec_errno(exec_err_);
 }
 
 std::optional<int> Child::poll()

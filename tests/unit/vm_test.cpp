@@ -341,3 +341,34 @@ TEST(VmRun, MissingInputsAreOneLineErrors)
 	ASSERT_GT(n, 0);
 	EXPECT_STREQ(buf, "stap-pmu: error: module /nonexistent/m.ko: No such file or directory\n");
 }
+
+// The initramfs is built (cpio, gzip), then QEMU cannot be started: one line
+// with what to install, and the temp dir is gone.
+TEST(VmRun, MissingQemuIsOneLineErrorAndCleansUp)
+{
+	std::string d = make_temp_dir();
+	for (const char *f : {"/m.ko", "/loader", "/workload", "/busybox", "/vmlinuz"})
+		write(d + f, "x");
+	fs::create_directories(d + "/tmp");
+	vm::VmOptions o;
+	o.module_path = d + "/m.ko";
+	o.loader_path = d + "/loader";
+	o.workload_path = d + "/workload";
+	o.busybox_path = d + "/busybox";
+	o.kernel.boot_image = d + "/vmlinuz";
+	o.qemu = "stap-pmu-no-such-qemu";
+	o.temp_parent = d + "/tmp";
+	int p[2];
+	ASSERT_EQ(pipe(p), 0);
+	o.error_fd = p[1];
+	EXPECT_EQ(vm::run_in_vm(o), 1);
+	close(p[1]);
+	char buf[512] = {0};
+	ssize_t n = read(p[0], buf, sizeof buf - 1);
+	close(p[0]);
+	ASSERT_GT(n, 0);
+	EXPECT_STREQ(buf, "stap-pmu: error: cannot run stap-pmu-no-such-qemu: No such file or directory "
+			  "(install qemu-system-x86)\n");
+	EXPECT_TRUE(fs::is_empty(d + "/tmp"));
+	fs::remove_all(d);
+}

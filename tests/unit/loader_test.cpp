@@ -199,3 +199,31 @@ TEST(LoaderRun, MissingModuleIsOneLineError)
 	EXPECT_EQ(rc, 1);
 	EXPECT_EQ(err, "stap-pmu: error: cannot open /nonexistent/stap_pmu_none.ko: No such file or directory\n");
 }
+
+TEST(LoaderRun, UncreatableOutputFileIsOneLineError)
+{
+	LoadOptions o;
+	o.module_path = "/dev/null"; // opened before the output file, never loaded
+	o.output_file = "/nonexistent/dir/out";
+	testing::internal::CaptureStderr();
+	int rc = run_module(o);
+	std::string err = testing::internal::GetCapturedStderr();
+	EXPECT_EQ(rc, 1);
+	EXPECT_EQ(err, "stap-pmu: error: cannot create /nonexistent/dir/out: No such file or directory\n");
+}
+
+TEST(LoaderSession, AttachNeedsALoadedModule)
+{
+	SessionOptions o;
+	o.module_name = "a/b";
+	testing::internal::CaptureStderr();
+	EXPECT_EQ(attach_module(o), 1);
+	EXPECT_EQ(testing::internal::GetCapturedStderr(),
+		  "stap-pmu: error: a module name is needed (as in /proc/<name>)\n");
+	o.module_name = "stap_pmu_not_loaded";
+	testing::internal::CaptureStderr();
+	EXPECT_EQ(stop_module(o), 1);
+	EXPECT_EQ(testing::internal::GetCapturedStderr(),
+		  "stap-pmu: error: module stap_pmu_not_loaded is not loaded "
+		  "(no /proc/stap_pmu_not_loaded/output)\n");
+}

@@ -1,6 +1,7 @@
 // Unit tests for the pure parts of translator/kernel.{h,cpp} and translator/vm.{h,cpp}.
 #include "translator/kernelinfo/kernel.h"
 #include "translator/run/vm.h"
+#include "translator/support/text.h"
 
 #include <elf.h>
 #include <gtest/gtest.h>
@@ -51,8 +52,7 @@ vm::VmOptions sample_options()
 	o.module_path = "/tmp/build/stap_pmu_3f2a.ko";
 	o.command = "pmu-workload getpid 1000";
 	o.kernel.release = "6.1.0-57-amd64";
-	o.kernel.vmlinuz = "/boot/vmlinuz-6.1.0-57-amd64";
-	o.kernel.vmlinux = "/cache/vmlinux-6.1.0-57-amd64";
+	o.kernel.boot_image = "/cache/vmlinux-6.1.0-57-amd64";
 	o.loader_path = "/b/guest/stap-pmu-loader";
 	o.workload_path = "/b/guest/pmu-workload";
 	return o;
@@ -168,9 +168,9 @@ TEST(KernelVmlinux, CompleteElf)
 
 TEST(VmInit, ShellQuote)
 {
-	EXPECT_EQ(vm::shell_quote("abc"), "'abc'");
-	EXPECT_EQ(vm::shell_quote("it's"), "'it'\\''s'");
-	EXPECT_EQ(vm::shell_quote(""), "''");
+	EXPECT_EQ(text::shell_quote("abc"), "'abc'");
+	EXPECT_EQ(text::shell_quote("it's"), "'it'\\''s'");
+	EXPECT_EQ(text::shell_quote(""), "''");
 }
 
 TEST(VmInit, Script)
@@ -244,7 +244,7 @@ TEST(VmQemu, Argv)
 	EXPECT_EQ(after("-cpu"), "Skylake-Client");
 	EXPECT_EQ(after("-smp"), "2");
 	EXPECT_EQ(after("-m"), "1G");
-	EXPECT_EQ(after("-kernel"), "/cache/vmlinux-6.1.0-57-amd64"); // the PVH vmlinux is preferred
+	EXPECT_EQ(after("-kernel"), "/cache/vmlinux-6.1.0-57-amd64");
 	EXPECT_EQ(after("-initrd"), "/t/initrd.img");
 	EXPECT_EQ(after("-append"), "console=ttyS0 panic=-1 oops=panic loglevel=4 module.sig_enforce=1");
 	EXPECT_NE(std::find(a.begin(), a.end(), "-no-reboot"), a.end());
@@ -254,9 +254,18 @@ TEST(VmQemu, Argv)
 			serial.push_back(a[i + 1]);
 	EXPECT_EQ(serial, (std::vector<std::string>{"file:/t/console.log", "file:/t/stdout.log",
 						    "file:/t/stderr.log", "pipe:/t/control"}));
-	o.kernel.vmlinux.clear();
-	a = vm::qemu_argv(o, "/t/initrd.img", "/t");
-	EXPECT_EQ(after("-kernel"), "/boot/vmlinuz-6.1.0-57-amd64");
+}
+
+// The driver fills VmOptions::kernel.boot_image from GuestKernel::boot_image():
+// the PVH vmlinux is preferred, the vmlinuz is the fallback.
+TEST(VmQemu, BootImagePrefersVmlinux)
+{
+	kernel::GuestKernel k;
+	k.vmlinuz = "/boot/vmlinuz-6.1.0-57-amd64";
+	k.vmlinux = "/cache/vmlinux-6.1.0-57-amd64";
+	EXPECT_EQ(k.boot_image(), "/cache/vmlinux-6.1.0-57-amd64");
+	k.vmlinux.clear();
+	EXPECT_EQ(k.boot_image(), "/boot/vmlinuz-6.1.0-57-amd64");
 }
 
 TEST(VmConsole, ExitMarker)
@@ -331,4 +340,35 @@ TEST(VmRun, MissingInputsAreOneLineErrors)
 	close(p[0]);
 	ASSERT_GT(n, 0);
 	EXPECT_STREQ(buf, "stap-pmu: error: module /nonexistent/m.ko: No such file or directory\n");
+}
+
+// The initramfs is built (cpio, gzip), then QEMU cannot be started: one line
+// with what to install, and the temp dir is gone.
+TEST(VmRun, MissingQemuIsOneLineErrorAndCleansUp)
+{
+	std::string d = make_temp_dir();
+	for (const char *f : {"/m.ko", "/loader", "/workload", "/busybox", "/vmlinuz"})
+		write(d + f, "x");
+	fs::create_directories(d + "/tmp");
+	vm::VmOptions o;
+	o.module_path = d + "/m.ko";
+	o.loader_path = d + "/loader";
+	o.workload_path = d + "/workload";
+	o.busybox_path = d + "/busybox";
+	o.kernel.boot_image = d + "/vmlinuz";
+	o.qemu = "stap-pmu-no-such-qemu";
+	o.temp_parent = d + "/tmp";
+	int p[2];
+	ASSERT_EQ(pipe(p), 0);
+	o.error_fd = p[1];
+	EXPECT_EQ(vm::run_in_vm(o), 1);
+	close(p[1]);
+	char buf[512] = {0};
+	ssize_t n = read(p[0], buf, sizeof buf - 1);
+	close(p[0]);
+	ASSERT_GT(n, 0);
+	EXPECT_STREQ(buf, "stap-pmu: error: cannot run stap-pmu-no-such-qemu: No such file or directory "
+			  "(install qemu-system-x86)\n");
+	EXPECT_TRUE(fs::is_empty(d + "/tmp"));
+	fs::remove_all(d);
 }

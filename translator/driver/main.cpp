@@ -664,7 +664,7 @@ int run(const Cli &cli)
 		vo.module_path = ko_path;
 		vo.module_name = module_name;
 		vo.command = cli.command;
-		vo.kernel = guest;
+		vo.kernel = {guest.release, guest.boot_image(), guest.arch, guest.busybox};
 		vm::set_arch_defaults(vo, guest.arch.empty() ? "x86" : guest.arch);
 		std::string gbin = guest_bin_dir() + (vo.arch == "arm64" ? "/arm64" : "");
 		vo.loader_path = gbin + "/stap-pmu-loader";

@@ -3,14 +3,12 @@
 #include "translator/run/loader.h"
 
 #include "translator/run/loader_detail.h"
+#include "translator/support/signals.h"
 #include "translator/support/sysutil.h"
 
-#include <fcntl.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <csignal>
 #include <cstring>
 
 namespace stap_pmu::loader {
@@ -18,69 +16,49 @@ namespace stap_pmu::loader {
 namespace {
 
 using namespace detail;
-using sys::now_ms;
-using sys::sleep_ms;
 
-volatile sig_atomic_t g_session_signal = 0;
-void on_session_signal(int sig) { g_session_signal = sig; }
-
-struct Session {
+// The module's output files and where its output goes.
+struct Attached {
 	ModuleFiles mf;
-	int out = 1;
-	int out_owned = -1;
-	bool dest_ok = true;
-
-	~Session()
-	{
-		if (mf.output >= 0)
-			close(mf.output);
-		if (out_owned >= 0)
-			close(out_owned);
-	}
+	sys::Fd out_file;
+	Sink out;
 };
 
-bool open_session(const SessionOptions &o, Session &s)
+Result<void> open_session(const SessionOptions &o, Attached &s)
 {
-	if (o.module_name.empty() || o.module_name.find('/') != std::string::npos) {
-		error("a module name is needed (as in /proc/<name>)");
-		return false;
-	}
+	if (o.module_name.empty() || o.module_name.find('/') != std::string::npos)
+		return fail("a module name is needed (as in /proc/<name>)");
 	s.mf.dir = "/proc/" + o.module_name;
 	s.mf.json = o.json;
-	if (!open_output(s.mf)) {
-		int e = errno;
+	if (int e = open_output(s.mf)) {
 		std::string file = s.mf.dir + (o.json ? "/records" : "/output");
 		if (e == ENOENT && access(s.mf.dir.c_str(), F_OK) != 0)
-			error("module " + o.module_name + " is not loaded (no " + file + ")");
-		else
-			error("cannot open " + file + ": " + strerror(e));
-		return false;
+			return fail("module " + o.module_name + " is not loaded (no " + file + ")");
+		return fail("cannot open " + file + ": " + strerror(e));
 	}
-	s.out = o.output_fd;
+	s.out.fd = o.output_fd;
 	if (!o.output_file.empty()) {
-		/* 0600: script output can hold kernel data */
-		s.out_owned = open(o.output_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-				 0600);
-		if (s.out_owned < 0) {
-			error("cannot create " + o.output_file + ": " + strerror(errno));
-			return false;
-		}
-		s.out = s.out_owned;
+		auto f = open_output_file(o.output_file);
+		if (!f)
+			return f.error();
+		s.out_file = std::move(*f);
+		s.out.fd = s.out_file.get();
 	}
-	return true;
+	return {};
 }
 
 // stop, drain until stopped, report, unload: the end of the load sequence.
-int stop_and_unload(const SessionOptions &o, Session &s, std::optional<Status> st)
+int stop_and_unload(const SessionOptions &o, Attached &s, std::optional<Status> st)
 {
-	std::optional<Status> fin = stop_and_drain(s.mf, s.out, s.dest_ok, st, o.module_name,
+	std::optional<Status> fin = stop_and_drain(s.mf, s.out, st, o.module_name,
 						   o.stop_timeout_ms, o.poll_ms);
 	int rc = fin ? fin->exit_code : 1;
-	close(s.mf.output);
-	s.mf.output = -1;
-	if (!unload(o.module_name, o.unload_timeout_ms, o.verbose))
+	s.mf.output.reset();
+	if (Result<void> u = unload(o.module_name, o.unload_timeout_ms, o.verbose); !u) {
+		error(u.error().what);
 		return 1;
-	if (!fin || !s.dest_ok || rc < 0 || rc > 255)
+	}
+	if (!fin || !s.out.ok || rc < 0 || rc > 255)
 		return 1;
 	return rc;
 }
@@ -89,66 +67,51 @@ int stop_and_unload(const SessionOptions &o, Session &s, std::optional<Status> s
 
 int stop_module(const SessionOptions &o)
 {
-	Session s;
-	if (!open_session(o, s))
+	Attached s;
+	if (Result<void> r = open_session(o, s); !r) {
+		error(r.error().what);
 		return 1;
-	struct sigaction ign = {}, old_pipe = {};
-	ign.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &ign, &old_pipe);
-	int err = 0;
-	std::optional<Status> st = read_status(s.mf, err);
+	}
+	sys::SignalScope no_sigpipe(sys::SignalScope::kIgnorePipe);
+	std::optional<Status> st;
+	if (auto r = read_status(s.mf))
+		st = *r;
 	if (o.verbose && st)
 		say("stap-pmu: stopping " + o.module_name + " (state " + st->state + ")");
-	int rc = stop_and_unload(o, s, st);
-	sigaction(SIGPIPE, &old_pipe, nullptr);
-	return rc;
+	return stop_and_unload(o, s, st);
 }
 
 int attach_module(const SessionOptions &o)
 {
-	Session s;
-	if (!open_session(o, s))
+	Attached s;
+	if (Result<void> r = open_session(o, s); !r) {
+		error(r.error().what);
 		return 1;
-	struct sigaction ign = {}, old_pipe = {}, act = {}, old_int = {}, old_term = {};
-	ign.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &ign, &old_pipe);
-	g_session_signal = 0;
-	act.sa_handler = on_session_signal; // no SA_RESTART: a signal ends the nap
-	sigemptyset(&act.sa_mask);
-	sigaction(SIGINT, &act, &old_int);
-	sigaction(SIGTERM, &act, &old_term);
+	}
+	sys::SignalScope signals(sys::SignalScope::kIgnorePipe | sys::SignalScope::kCatchStop);
 	if (o.verbose)
 		say("stap-pmu: attached to " + o.module_name + " (interrupt to detach; stap-pmu --stop " +
 		    o.module_name + " stops it)");
-	int rc = 1, err = 0;
-	std::optional<Status> st;
 	for (;;) {
-		drain_output(s.mf, s.out, s.dest_ok);
-		st = read_status(s.mf, err);
+		drain_output(s.mf, s.out);
+		auto st = read_status(s.mf);
 		if (!st) {
-			error("cannot read " + s.mf.dir + "/status: " +
-			      (err == EPROTO ? "unexpected contents" : strerror(err)));
-			break;
+			error(st.error().what);
+			return 1;
 		}
 		if (st->state == "exit-requested" || st->state == "stopped") {
 			if (o.verbose)
 				say("stap-pmu: the script requested exit; stopping " + o.module_name);
-			rc = stop_and_unload(o, s, st);
-			break;
+			return stop_and_unload(o, s, *st);
 		}
-		if (g_session_signal || !s.dest_ok) {
-			drain_output(s.mf, s.out, s.dest_ok);
-			if (o.verbose || g_session_signal)
+		if (signals.caught() || !s.out.ok) {
+			drain_output(s.mf, s.out);
+			if (o.verbose || signals.caught())
 				say("stap-pmu: detached from " + o.module_name + "; it keeps running");
-			rc = s.dest_ok ? 0 : 1;
-			break;
+			return s.out.ok ? 0 : 1;
 		}
-		sleep_ms(o.poll_ms);
+		sys::sleep_ms(o.poll_ms);
 	}
-	sigaction(SIGINT, &old_int, nullptr);
-	sigaction(SIGTERM, &old_term, nullptr);
-	sigaction(SIGPIPE, &old_pipe, nullptr);
-	return rc;
 }
 
 } // namespace stap_pmu::loader

@@ -14,8 +14,6 @@
 // instructions (one instruction per virtual ns).
 #pragma once
 
-#include "translator/kernelinfo/kernel.h"
-
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,12 +21,21 @@
 
 namespace stap_pmu::vm {
 
+// The guest kernel to boot, filled by the driver (from kernelinfo's
+// find_guest_kernel / find_foreign_kernel): run/ itself knows no kernel trees.
+struct GuestImage {
+	std::string release;    // e.g. "6.1.0-57-amd64"
+	std::string boot_image; // what QEMU boots (-kernel): the PVH vmlinux, else the vmlinuz
+	std::string arch;       // kbuild ARCH it is built for ("" : not known)
+	std::string busybox;    // static busybox for the guest ("" : VmOptions::busybox_path)
+};
+
 struct VmOptions {
 	std::string module_path;          // .ko built for kernel.release
 	std::string module_name;          // informational; the guest loader reads .modinfo
 	std::string command;              // -c CMD inside the guest ("" : run until exit()/stop)
 	std::vector<std::string> extra_modules; // .ko files insmod-ed in order before the script's
-	kernel::GuestKernel kernel;       // from kernel::find_guest_kernel()
+	GuestImage kernel;                // the guest kernel to boot
 	std::string loader_path;          // static stap-pmu-loader
 	std::string workload_path;        // static pmu-workload
 	std::string busybox_path = "/bin/busybox"; // static busybox (busybox-static)
@@ -75,10 +82,15 @@ struct InitramfsEntry {
 constexpr const char *kGuestDir = "stap-pmu";            // /stap-pmu in the guest
 constexpr const char *kExitMarker = "STAP-PMU-EXIT: ";   // + loader exit code, on ttyS0
 
-std::string shell_quote(std::string_view s);             // POSIX single-quoting
 std::string guest_module_path(const VmOptions &opts);    // "/stap-pmu/<file>.ko"
 std::string init_script(const VmOptions &opts);          // the generated /init
 std::string at_boot_init_script(const VmOptions &opts);  // /init of --vm-at-boot (vm_boot.cpp)
+// The /init lines both scripts share: busybox, mounts, raw serial ports and
+// the start time before the work; exit marker, kernel log and power-off after it.
+std::string init_setup_lines(const VmOptions &opts);
+std::string init_exit_lines();
+std::string base_name(const std::string &path);          // "/a/b.ko" -> "b.ko"
+const std::string &guest_busybox(const VmOptions &opts); // kernel.busybox, else busybox_path
 std::vector<InitramfsEntry> initramfs_entries(const VmOptions &opts);
 std::string kernel_cmdline(const VmOptions &opts);
 // Guest device names of the loader's stdout, stderr and the control port.

@@ -1,6 +1,7 @@
 // file.cpp - owning file descriptors, temporary directories, whole-file reads.
 #include "translator/support/file.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -16,6 +17,24 @@ void Fd::reset(int fd)
 	if (fd_ >= 0)
 		close(fd_);
 	fd_ = fd;
+}
+
+Fd Fd::open(const std::string &path, int flags, unsigned mode)
+{
+	return Fd(::open(path.c_str(), flags | O_CLOEXEC, (mode_t)mode));
+}
+
+Result<TempDir> TempDir::create_in(const std::string &parent, const std::string &prefix)
+{
+	std::string dir = parent;
+	if (dir.empty()) {
+		const char *t = getenv("TMPDIR");
+		dir = t && *t ? t : "/tmp";
+	}
+	std::string tmpl = dir + "/" + prefix + "XXXXXX";
+	if (!mkdtemp(tmpl.data()))
+		return fail("cannot create a temp dir in " + dir + ": " + strerror(errno));
+	return TempDir(tmpl);
 }
 
 Result<TempDir> TempDir::create(const std::string &prefix)

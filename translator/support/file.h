@@ -27,6 +27,9 @@ public:
 	}
 	~Fd() { reset(); }
 
+	// open(2) with O_CLOEXEC added; an invalid Fd (errno set) on failure.
+	static Fd open(const std::string &path, int flags, unsigned mode = 0644);
+
 	int get() const { return fd_; }
 	bool valid() const { return fd_ >= 0; }
 	explicit operator bool() const { return valid(); }
@@ -43,6 +46,9 @@ class TempDir {
 public:
 	// Creates it; the error names the directory it was to be made in.
 	static Result<TempDir> create(const std::string &prefix);
+	// The same in parent ("" : $TMPDIR, else /tmp); the error is
+	// "cannot create a temp dir in PARENT: REASON".
+	static Result<TempDir> create_in(const std::string &parent, const std::string &prefix);
 	TempDir(const TempDir &) = delete;
 	TempDir &operator=(const TempDir &) = delete;
 	TempDir(TempDir &&o) noexcept : path_(std::exchange(o.path_, "")) {}

@@ -7,6 +7,15 @@
 
 namespace stap_pmu::sys {
 
+long read_some(int fd, void *buf, size_t n)
+{
+	ssize_t r;
+	do
+		r = read(fd, buf, n);
+	while (r < 0 && errno == EINTR);
+	return r;
+}
+
 bool write_all(int fd, const char *p, size_t n)
 {
 	while (n > 0) {

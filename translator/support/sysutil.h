@@ -8,6 +8,8 @@
 
 namespace stap_pmu::sys {
 
+// read(2), retried on EINTR.
+long read_some(int fd, void *buf, size_t n);
 // Writes all n bytes, retrying on EINTR; false on any other error.
 bool write_all(int fd, const char *p, size_t n);
 // Decimal digits only (no sign, no spaces), fitting 64 bits; false otherwise.

@@ -1,0 +1,220 @@
+// Unit tests for translator/support/process.{h,cpp} (Child, run), signals.h
+// (SignalScope) and the TempDir/Fd additions of file.h.
+#include "translator/support/file.h"
+#include "translator/support/process.h"
+#include "translator/support/signals.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <string>
+
+using namespace stap_pmu;
+
+namespace {
+
+// Everything written to the read end until EOF.
+std::string slurp(int fd)
+{
+	std::string s;
+	char buf[256];
+	ssize_t r;
+	while ((r = read(fd, buf, sizeof buf)) > 0)
+		s.append(buf, (size_t)r);
+	return s;
+}
+
+struct Pipe {
+	sys::Fd r, w;
+	Pipe()
+	{
+		int p[2];
+		EXPECT_EQ(pipe2(p, O_CLOEXEC), 0);
+		r = sys::Fd(p[0]);
+		w = sys::Fd(p[1]);
+	}
+};
+
+sys::Spawn shell(const std::string &script)
+{
+	sys::Spawn s;
+	s.argv = {"sh", "-c", script};
+	return s;
+}
+
+} // namespace
+
+TEST(Process, RunReturnsTheWaitStatus)
+{
+	auto st = sys::run(shell("exit 3"), 10);
+	ASSERT_TRUE(st) << st.error().what;
+	EXPECT_TRUE(WIFEXITED(*st));
+	EXPECT_EQ(WEXITSTATUS(*st), 3);
+	EXPECT_EQ(sys::describe_wait(*st), "exited with status 3");
+}
+
+TEST(Process, RunWiresFdsAndCwd)
+{
+	Pipe p;
+	sys::Spawn s = shell("pwd; echo err >&2");
+	s.out = p.w.get();
+	s.err = p.w.get();
+	s.cwd = "/";
+	auto st = sys::run(s, 10);
+	p.w.reset();
+	ASSERT_TRUE(st);
+	EXPECT_EQ(*st, 0);
+	EXPECT_EQ(slurp(p.r.get()), "/\nerr\n");
+}
+
+TEST(Process, RunReportsAMissingProgram)
+{
+	sys::Spawn s;
+	s.argv = {"stap-pmu-no-such-program"};
+	auto st = sys::run(s, 10);
+	ASSERT_FALSE(st);
+	EXPECT_EQ(st.error().what, "cannot run stap-pmu-no-such-program: No such file or directory");
+	// the compatible form
+	std::string why;
+	EXPECT_EQ(sys::run({"stap-pmu-no-such-program"}, -1, -1, -1, "", 10, &why), -1);
+	EXPECT_EQ(why, "cannot run stap-pmu-no-such-program: No such file or directory");
+	EXPECT_EQ(sys::run({"true"}, -1, -1, -1, "", 10, &why), 0);
+}
+
+TEST(Process, RunKillsWhatOverstaysItsTimeout)
+{
+	sys::Spawn s;
+	s.argv = {"sleep", "30"};
+	auto st = sys::run(s, 1);
+	ASSERT_FALSE(st);
+	EXPECT_EQ(st.error().what, "sleep did not finish within 1 s");
+}
+
+TEST(Process, HeldChildRunsOnlyWhenReleased)
+{
+	for (bool go : {false, true}) {
+		Pipe p;
+		sys::Spawn s = shell("echo ran");
+		s.out = p.w.get();
+		s.held = true;
+		auto c = sys::Child::start(s);
+		ASSERT_TRUE(c);
+		p.w.reset();
+		c->release(go);
+		int st = c->wait();
+		EXPECT_EQ(slurp(p.r.get()), go ? "ran\n" : "");
+		EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+		EXPECT_EQ(c->exec_errno(), 0);
+	}
+}
+
+TEST(Process, HeldChildReportsAFailedExec)
+{
+	Pipe p;
+	sys::Spawn s;
+	s.argv = {"stap-pmu-no-such-program", "x"};
+	s.err = p.w.get();
+	s.held = true;
+	s.exec_error_prefix = "stap-pmu: error: ";
+	auto c = sys::Child::start(s);
+	ASSERT_TRUE(c); // held: the exec has not been tried yet
+	p.w.reset();
+	c->release(true);
+	int st = c->wait();
+	EXPECT_EQ(slurp(p.r.get()),
+		  "stap-pmu: error: cannot run stap-pmu-no-such-program: No such file or directory\n");
+	EXPECT_EQ(WEXITSTATUS(st), 127);
+	EXPECT_EQ(c->exec_errno(), ENOENT);
+}
+
+TEST(Process, WaitForTimesOutAndDestructionKills)
+{
+	pid_t pid;
+	{
+		sys::Spawn s;
+		s.argv = {"sleep", "30"};
+		auto c = sys::Child::start(s);
+		ASSERT_TRUE(c);
+		pid = c->pid();
+		EXPECT_FALSE(c->wait_for(50));
+		EXPECT_FALSE(c->poll());
+		EXPECT_EQ(::kill(pid, 0), 0);
+	}
+	EXPECT_EQ(::kill(pid, 0), -1); // killed and reaped
+	EXPECT_EQ(errno, ESRCH);
+}
+
+TEST(Process, NewProcessGroup)
+{
+	Pipe p;
+	sys::Spawn s = shell("ps -o pgid= -p $$ 2>/dev/null || cut -d' ' -f5 /proc/$$/stat");
+	s.out = p.w.get();
+	s.new_group = true;
+	auto c = sys::Child::start(s);
+	ASSERT_TRUE(c);
+	p.w.reset();
+	pid_t pid = c->pid();
+	c->wait();
+	EXPECT_EQ(std::stol(slurp(p.r.get())), (long)pid);
+}
+
+namespace {
+void (*disposition(int sig))(int)
+{
+	struct sigaction a = {};
+	sigaction(sig, nullptr, &a);
+	return a.sa_handler;
+}
+} // namespace
+
+TEST(Signals, ScopeCatchesAndRestores)
+{
+	ASSERT_EQ(disposition(SIGINT), SIG_DFL);
+	ASSERT_EQ(disposition(SIGPIPE), SIG_DFL);
+	{
+		sys::SignalScope pipe_only(sys::SignalScope::kIgnorePipe);
+		EXPECT_EQ(disposition(SIGPIPE), SIG_IGN);
+		EXPECT_EQ(disposition(SIGINT), SIG_DFL);
+		sys::SignalScope stop(sys::SignalScope::kCatchStop);
+		EXPECT_EQ(stop.caught(), 0);
+		raise(SIGTERM);
+		EXPECT_EQ(stop.caught(), SIGTERM);
+		stop.clear();
+		EXPECT_EQ(stop.caught(), 0);
+		raise(SIGINT);
+		EXPECT_EQ(stop.caught(), SIGINT);
+	}
+	EXPECT_EQ(disposition(SIGINT), SIG_DFL);
+	EXPECT_EQ(disposition(SIGTERM), SIG_DFL);
+	EXPECT_EQ(disposition(SIGPIPE), SIG_DFL);
+}
+
+TEST(TempDirIn, CreatesRemovesAndKeeps)
+{
+	std::string path;
+	{
+		auto d = sys::TempDir::create_in(testing::TempDir(), "process_test.");
+		ASSERT_TRUE(d) << d.error().what;
+		path = d->path();
+		EXPECT_EQ(path.rfind(testing::TempDir(), 0), 0u);
+		sys::Fd f = sys::Fd::open(path + "/f", O_WRONLY | O_CREAT);
+		EXPECT_TRUE(f);
+	}
+	EXPECT_NE(access(path.c_str(), F_OK), 0);
+	{
+		auto d = sys::TempDir::create_in(testing::TempDir(), "process_test.");
+		ASSERT_TRUE(d);
+		path = d->keep();
+	}
+	EXPECT_EQ(access(path.c_str(), F_OK), 0);
+	rmdir(path.c_str());
+	auto bad = sys::TempDir::create_in("/nonexistent-stap-pmu", "x.");
+	ASSERT_FALSE(bad);
+	EXPECT_EQ(bad.error().what,
+		  "cannot create a temp dir in /nonexistent-stap-pmu: No such file or directory");
+}

@@ -55,16 +55,17 @@ Status stage_files(const std::string &root, const std::string &ko, const std::st
 	return {};
 }
 
-// Runs argv with stdin from in_path and stdout to out_path; the wait status
-// (-1 when a file cannot be opened or the program not run, with *why set).
-int filter(const std::vector<std::string> &argv, const std::string &in_path,
-	   const std::string &out_path, const std::string &cwd, std::string *why)
+// Runs argv with stdin from in_path and stdout to out_path; an error when
+// it cannot run or does not exit with status 0.
+Status filter(const std::vector<std::string> &argv, const std::string &in_path,
+	      const std::string &out_path, const std::string &cwd)
 {
 	sys::Fd in(open(in_path.c_str(), O_RDONLY | O_CLOEXEC));
 	sys::Fd out(open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-	if (!in || !out)
-		return -1;
-	return sys::run(argv, in.get(), out.get(), -1, cwd, 60, why);
+	std::string why;
+	if (!in || !out || sys::run(argv, in.get(), out.get(), -1, cwd, 60, &why) != 0)
+		return fail(why.empty() ? std::string("cpio/gzip failed") : why);
+	return {};
 }
 
 // tmp/add.cpio.gz: the gzip-compressed newc cpio of tmp/root/stap-pmu.
@@ -75,14 +76,12 @@ Result<std::string> build_archive(const std::string &tmp, const std::string &mod
 		std::ofstream f(list);
 		f << kBootDir << "\n" << kBootDir << "/" << module << ".ko\n" << kBootDir << "/init\n";
 	}
-	std::string why;
-	int st = filter({"cpio", "-o", "-H", "newc", "-R", "0:0", "--quiet"}, list, cpio,
-			tmp + "/root", &why);
-	if (st == 0)
-		st = filter({"gzip", "-9", "-n", "-c"}, cpio, gz, "", &why);
-	if (st != 0)
-		return fail("cannot build the archive to add: " +
-			    (why.empty() ? std::string("cpio/gzip failed") : why));
+	Status st = filter({"cpio", "-o", "-H", "newc", "-R", "0:0", "--quiet"}, list, cpio,
+			   tmp + "/root");
+	if (st)
+		st = filter({"gzip", "-9", "-n", "-c"}, cpio, gz, "");
+	if (!st)
+		return fail("cannot build the archive to add: " + st.error().what);
 	return gz;
 }
 

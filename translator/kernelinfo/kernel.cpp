@@ -298,12 +298,12 @@ std::vector<size_t> find_xz_offsets(std::string_view data)
 
 bool is_complete_elf(const std::string &path)
 {
-	int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	sys::Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+	if (!fd)
 		return false;
 	struct stat sb;
 	Elf64_Ehdr eh;
-	bool ok = fstat(fd, &sb) == 0 && pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh &&
+	bool ok = fstat(fd.get(), &sb) == 0 && pread(fd.get(), &eh, sizeof eh, 0) == (ssize_t)sizeof eh &&
 		  memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_ident[EI_CLASS] == ELFCLASS64;
 	if (ok) {
 		uint64_t size = (uint64_t)sb.st_size;
@@ -312,14 +312,13 @@ bool is_complete_elf(const std::string &path)
 		     eh.e_phentsize == sizeof(Elf64_Phdr) && eh.e_phnum > 0;
 		for (unsigned i = 0; ok && i < eh.e_phnum; i++) {
 			Elf64_Phdr ph;
-			if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + (uint64_t)i * sizeof ph)) !=
+			if (pread(fd.get(), &ph, sizeof ph, (off_t)(eh.e_phoff + (uint64_t)i * sizeof ph)) !=
 			    (ssize_t)sizeof ph)
 				ok = false;
 			else if (ph.p_type == PT_LOAD && ph.p_offset + ph.p_filesz > size)
 				ok = false;
 		}
 	}
-	close(fd);
 	return ok;
 }
 

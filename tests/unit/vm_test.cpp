@@ -87,29 +87,66 @@ TEST(KernelTree, ReleaseAndArch)
 	EXPECT_FALSE(kernel::tree_release(d + "/nothing"));
 
 	auto t = kernel::find_build_tree(d + "/a");
-	EXPECT_EQ(t.release, "6.1.0-57-amd64");
-	EXPECT_EQ(t.arch, "x86");
-	EXPECT_EQ(t.dir, fs::canonical(d + "/a").string());
+	ASSERT_TRUE(t.ok()) << t.error().what;
+	EXPECT_EQ(t->release, "6.1.0-57-amd64");
+	EXPECT_EQ(t->arch, "x86");
+	EXPECT_EQ(t->dir, fs::canonical(d + "/a").string());
 	fs::remove_all(d);
 }
 
 TEST(KernelTree, Errors)
 {
-	try {
-		kernel::find_build_tree("/nonexistent/tree");
-		FAIL();
-	} catch (const kernel::Error &e) {
-		EXPECT_STREQ(e.what(), "kernel build tree /nonexistent/tree does not exist");
-	}
+	auto missing = kernel::find_build_tree("/nonexistent/tree");
+	ASSERT_FALSE(missing.ok());
+	EXPECT_EQ(missing.error().what, "kernel build tree /nonexistent/tree does not exist");
 	std::string d = make_temp_dir();
-	EXPECT_THROW(kernel::find_build_tree(d), kernel::Error); // not a tree
-	try {
-		kernel::find_build_tree("0.0.0-no-such-release");
-		FAIL();
-	} catch (const kernel::Error &e) {
-		EXPECT_NE(std::string(e.what()).find("install linux-headers-0.0.0-no-such-release"),
-			  std::string::npos);
-	}
+	auto not_tree = kernel::find_build_tree(d);
+	ASSERT_FALSE(not_tree.ok());
+	EXPECT_EQ(not_tree.error().what, d + " is not a configured kernel build tree (no Makefile "
+					     "and include/generated/autoconf.h)");
+	auto no_release = kernel::find_build_tree("0.0.0-no-such-release");
+	ASSERT_FALSE(no_release.ok());
+	EXPECT_NE(no_release.error().what.find("install linux-headers-0.0.0-no-such-release"),
+		  std::string::npos);
+	// a tree with a Makefile and a configuration but no release
+	write(d + "/Makefile", "");
+	write(d + "/.config", "CONFIG_X86_64=y\n");
+	auto no_uts = kernel::find_build_tree(d);
+	ASSERT_FALSE(no_uts.ok());
+	EXPECT_NE(no_uts.error().what.find("is not a configured kernel build tree (no "
+					   "include/generated/utsrelease.h"),
+		  std::string::npos);
+	fs::remove_all(d);
+}
+
+TEST(KernelForeign, MissingKernelNamesRootsAndScript)
+{
+	std::string d = make_temp_dir();
+	const char *old = getenv("STAP_PMU_ARM64_ROOT");
+	std::string saved = old ? old : "";
+	setenv("STAP_PMU_ARM64_ROOT", d.c_str(), 1);
+	auto k = kernel::find_foreign_kernel("arm64", "0.0.0-none");
+	ASSERT_FALSE(k.ok());
+	EXPECT_EQ(k.error().what.rfind("no arm64 kernel 0.0.0-none unpacked in " + d + ", ", 0), 0u)
+		<< k.error().what;
+	EXPECT_NE(k.error().what.find("run scripts/install-deps.sh"), std::string::npos);
+	// an unpacked kernel without its vmlinuz
+	std::string base = d + "/6.1.0-9-arm64";
+	write(base + "/.complete", "");
+	fake_tree(base + "/usr/src/linux-headers-6.1.0-9-arm64");
+	auto partial = kernel::find_foreign_kernel("arm64");
+	ASSERT_FALSE(partial.ok());
+	EXPECT_NE(partial.error().what.find("has no " + base + "/boot/vmlinuz-6.1.0-9-arm64"),
+		  std::string::npos);
+	write(base + "/boot/vmlinuz-6.1.0-9-arm64", "");
+	auto found = kernel::find_foreign_kernel("arm64");
+	ASSERT_TRUE(found.ok()) << found.error().what;
+	EXPECT_EQ(found->release, "6.1.0-9-arm64");
+	EXPECT_EQ(found->busybox, base + "/bin/busybox");
+	if (old)
+		setenv("STAP_PMU_ARM64_ROOT", saved.c_str(), 1);
+	else
+		unsetenv("STAP_PMU_ARM64_ROOT");
 	fs::remove_all(d);
 }
 
@@ -163,6 +200,26 @@ TEST(KernelVmlinux, CompleteElf)
 	write(d + "/garbage", "MZ not an elf");
 	EXPECT_FALSE(kernel::is_complete_elf(d + "/garbage"));
 	EXPECT_FALSE(kernel::is_complete_elf(d + "/missing"));
+	fs::remove_all(d);
+}
+
+TEST(KernelVmlinux, ExtractErrors)
+{
+	std::string d = make_temp_dir();
+	Status missing = kernel::extract_vmlinux(d + "/missing", d + "/out");
+	ASSERT_FALSE(missing.ok());
+	EXPECT_EQ(missing.error().what, "cannot read " + d + "/missing: No such file or directory");
+	write(d + "/plain", "a bzImage without a compressed kernel");
+	Status plain = kernel::extract_vmlinux(d + "/plain", d + "/out");
+	ASSERT_FALSE(plain.ok());
+	EXPECT_EQ(plain.error().what, d + "/plain contains no XZ stream");
+	// an XZ magic followed by garbage: nothing decompresses, nothing is left behind
+	write(d + "/bad", "header" + std::string("\xfd" "7zXZ\0", 6) + "garbage");
+	Status bad = kernel::extract_vmlinux(d + "/bad", d + "/out");
+	ASSERT_FALSE(bad.ok());
+	EXPECT_NE(bad.error().what.find("decompresses to a complete ELF kernel"), std::string::npos)
+		<< bad.error().what;
+	EXPECT_FALSE(fs::exists(d + "/out"));
 	fs::remove_all(d);
 }
 

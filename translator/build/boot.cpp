@@ -1,8 +1,7 @@
 // boot.cpp - adds a module and a loading hook to an existing initramfs.
 #include "translator/build/boot.h"
 
-#include "translator/kernelinfo/kernel.h"
-#include "translator/support/paths.h"
+#include "translator/support/file.h"
 #include "translator/support/process.h"
 
 #include <fcntl.h>
@@ -34,18 +33,12 @@ std::string boot_init_script(const std::string &module)
 	return s;
 }
 
-bool append_to_initramfs(const std::string &image, const std::string &ko, const std::string &module,
-			 std::string *err)
+namespace {
+
+// root/stap-pmu/ holding <module>.ko and the wrapper init.
+Status stage_files(const std::string &root, const std::string &ko, const std::string &module)
 {
-	struct stat sb;
-	if (stat(image.c_str(), &sb) != 0 || !S_ISREG(sb.st_mode)) {
-		*err = "initramfs image " + image + ": " + (errno ? strerror(errno) : "not a file");
-		return false;
-	}
-	std::string tmpl = make_temp_dir("stap-pmu-initramfs.", *err);
-	if (tmpl.empty())
-		return false;
-	std::string root = tmpl + "/root", dir = root + "/" + kBootDir;
+	std::string dir = root + "/" + kBootDir;
 	std::error_code ec;
 	fs::create_directories(dir, ec);
 	if (!ec)
@@ -57,58 +50,68 @@ bool append_to_initramfs(const std::string &image, const std::string &ko, const 
 			ec = std::make_error_code(std::errc::io_error);
 	}
 	if (ec || chmod((dir + "/init").c_str(), 0755) != 0 ||
-	    chmod((dir + "/" + module + ".ko").c_str(), 0644) != 0) {
-		*err = "cannot prepare the files to add: " + (ec ? ec.message() : strerror(errno));
-		fs::remove_all(tmpl, ec);
-		return false;
-	}
-	std::string list = tmpl + "/list", cpio = tmpl + "/add.cpio", gz = tmpl + "/add.cpio.gz";
+	    chmod((dir + "/" + module + ".ko").c_str(), 0644) != 0)
+		return fail("cannot prepare the files to add: " + (ec ? ec.message() : strerror(errno)));
+	return {};
+}
+
+// Runs argv with stdin from in_path and stdout to out_path; an error when
+// it cannot run or does not exit with status 0.
+Status filter(const std::vector<std::string> &argv, const std::string &in_path,
+	      const std::string &out_path, const std::string &cwd)
+{
+	sys::Fd in(open(in_path.c_str(), O_RDONLY | O_CLOEXEC));
+	sys::Fd out(open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+	std::string why;
+	if (!in || !out || sys::run(argv, in.get(), out.get(), -1, cwd, 60, &why) != 0)
+		return fail(why.empty() ? std::string("cpio/gzip failed") : why);
+	return {};
+}
+
+// tmp/add.cpio.gz: the gzip-compressed newc cpio of tmp/root/stap-pmu.
+Result<std::string> build_archive(const std::string &tmp, const std::string &module)
+{
+	std::string list = tmp + "/list", cpio = tmp + "/add.cpio", gz = tmp + "/add.cpio.gz";
 	{
 		std::ofstream f(list);
 		f << kBootDir << "\n" << kBootDir << "/" << module << ".ko\n" << kBootDir << "/init\n";
 	}
-	std::string why;
-	int in = open(list.c_str(), O_RDONLY | O_CLOEXEC);
-	int out = open(cpio.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	int st = -1;
-	if (in >= 0 && out >= 0)
-		st = sys::run({"cpio", "-o", "-H", "newc", "-R", "0:0", "--quiet"}, in, out, -1,
-					 root, 60, &why);
-	for (int fd : {in, out})
-		if (fd >= 0)
-			close(fd);
-	if (st == 0) {
-		in = open(cpio.c_str(), O_RDONLY | O_CLOEXEC);
-		out = open(gz.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		st = -1;
-		if (in >= 0 && out >= 0)
-			st = sys::run({"gzip", "-9", "-n", "-c"}, in, out, -1, "", 60, &why);
-		for (int fd : {in, out})
-			if (fd >= 0)
-				close(fd);
-	}
-	if (st != 0) {
-		*err = "cannot build the archive to add: " + (why.empty() ? std::string("cpio/gzip failed") : why);
-		fs::remove_all(tmpl, ec);
-		return false;
-	}
+	Status st = filter({"cpio", "-o", "-H", "newc", "-R", "0:0", "--quiet"}, list, cpio,
+			   tmp + "/root");
+	if (st)
+		st = filter({"gzip", "-9", "-n", "-c"}, cpio, gz, "");
+	if (!st)
+		return fail("cannot build the archive to add: " + st.error().what);
+	return gz;
+}
+
+} // namespace
+
+Status append_to_initramfs(const std::string &image, const std::string &ko, const std::string &module)
+{
+	struct stat sb;
+	if (stat(image.c_str(), &sb) != 0 || !S_ISREG(sb.st_mode))
+		return fail("initramfs image " + image + ": " + (errno ? strerror(errno) : "not a file"));
+	Result<sys::TempDir> tmp = sys::TempDir::create("stap-pmu-initramfs.");
+	if (!tmp)
+		return tmp.error();
+	if (Status st = stage_files(tmp->path() + "/root", ko, module); !st)
+		return st;
+	Result<std::string> gz = build_archive(tmp->path(), module);
+	if (!gz)
+		return gz.error();
 	// Appended at a 4-byte boundary: the kernel skips the zero padding
 	// between concatenated archives.
-	std::ifstream add(gz, std::ios::binary);
+	std::ifstream add(*gz, std::ios::binary);
 	std::ofstream img(image, std::ios::binary | std::ios::app);
-	if (!img) {
-		*err = "cannot write " + image + ": " + strerror(errno);
-		fs::remove_all(tmpl, ec);
-		return false;
-	}
+	if (!img)
+		return fail("cannot write " + image + ": " + strerror(errno));
 	size_t pad = (4 - (size_t)sb.st_size % 4) % 4;
 	img << std::string(pad, '\0') << add.rdbuf();
 	img.flush();
-	bool ok = (bool)img;
-	fs::remove_all(tmpl, ec);
-	if (!ok)
-		*err = "cannot write " + image + ": " + strerror(errno);
-	return ok;
+	if (!img)
+		return fail("cannot write " + image + ": " + strerror(errno));
+	return {};
 }
 
 } // namespace stap_pmu::boot

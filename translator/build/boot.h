@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "translator/support/result.h"
+
 namespace stap_pmu::boot {
 
 constexpr const char *kBootDir = "stap-pmu";        // /stap-pmu in the image
@@ -14,8 +16,8 @@ std::string boot_init_script(const std::string &module);
 
 // Appends a gzip-compressed newc cpio holding /stap-pmu/<module>.ko and the
 // wrapper init to an existing initramfs image (the kernel unpacks concatenated
-// archives in order). Returns false with *err set.
-bool append_to_initramfs(const std::string &image, const std::string &ko, const std::string &module,
-			 std::string *err);
+// archives in order).
+Status append_to_initramfs(const std::string &image, const std::string &ko,
+			   const std::string &module);
 
 } // namespace stap_pmu::boot

@@ -110,20 +110,16 @@ std::optional<std::string> lookup(const std::string &dir, const std::string &key
 	return std::nullopt;
 }
 
-std::optional<std::string> store(const std::string &dir, const std::string &key,
-				 const std::string &module, const std::string &ko, std::string *err)
+Result<std::string> store(const std::string &dir, const std::string &key,
+			  const std::string &module, const std::string &ko)
 {
 	std::error_code ec;
 	fs::create_directories(dir, ec);
-	if (ec) {
-		*err = "cannot create " + dir + ": " + ec.message();
-		return std::nullopt;
-	}
+	if (ec)
+		return fail("cannot create " + dir + ": " + ec.message());
 	std::string tmpl = dir + "/.tmp-" + key + "-XXXXXX";
-	if (!mkdtemp(tmpl.data())) {
-		*err = "cannot create a directory in " + dir + ": " + std::strerror(errno);
-		return std::nullopt;
-	}
+	if (!mkdtemp(tmpl.data()))
+		return fail("cannot create a directory in " + dir + ": " + std::strerror(errno));
 	fs::copy_file(ko, tmpl + "/" + module + ".ko", fs::copy_options::overwrite_existing, ec);
 	std::string final_dir = dir + "/" + key;
 	if (!ec)
@@ -132,14 +128,13 @@ std::optional<std::string> store(const std::string &dir, const std::string &key,
 		fs::remove_all(tmpl);
 		// another run stored the same key first: use its copy
 		if (auto p = lookup(dir, key, module))
-			return p;
-		*err = "cannot store the module in " + final_dir + ": " + ec.message();
-		return std::nullopt;
+			return *p;
+		return fail("cannot store the module in " + final_dir + ": " + ec.message());
 	}
 	return final_dir + "/" + module + ".ko";
 }
 
-int clean(const std::string &dir, std::string *err)
+Result<int> clean(const std::string &dir)
 {
 	std::error_code ec;
 	if (!fs::exists(dir, ec))
@@ -148,16 +143,12 @@ int clean(const std::string &dir, std::string *err)
 	for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::end(it); it.increment(ec)) {
 		std::error_code rec;
 		fs::remove_all(it->path(), rec);
-		if (rec) {
-			*err = "cannot remove " + it->path().string() + ": " + rec.message();
-			return -1;
-		}
+		if (rec)
+			return fail("cannot remove " + it->path().string() + ": " + rec.message());
 		n++;
 	}
-	if (ec) {
-		*err = "cannot read " + dir + ": " + ec.message();
-		return -1;
-	}
+	if (ec)
+		return fail("cannot read " + dir + ": " + ec.message());
 	return n;
 }
 

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "translator/support/result.h"
+
 namespace stap_pmu::cache {
 
 // Labelled inputs of a key, hashed in the order added.
@@ -45,11 +47,11 @@ std::optional<std::string> lookup(const std::string &dir, const std::string &key
 
 // Copies ko into dir/<key>/<module>.ko atomically (a temporary directory
 // renamed into place; a concurrent store of the same key wins harmlessly).
-// Returns the cached path, or nullopt with *err set.
-std::optional<std::string> store(const std::string &dir, const std::string &key,
-				 const std::string &module, const std::string &ko, std::string *err);
+// Returns the cached path.
+Result<std::string> store(const std::string &dir, const std::string &key,
+			  const std::string &module, const std::string &ko);
 
-// Removes every entry; returns how many, or -1 with *err set.
-int clean(const std::string &dir, std::string *err);
+// Removes every entry; returns how many.
+Result<int> clean(const std::string &dir);
 
 } // namespace stap_pmu::cache

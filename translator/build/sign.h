@@ -3,11 +3,13 @@
 
 #include <string>
 
+#include "translator/support/result.h"
+
 namespace stap_pmu::sign {
 
 // Runs <tree>/scripts/sign-file sha256 KEY CERT KO (KO is signed in place).
-// Returns false with *err set (one line) on failure.
-bool sign_module(const std::string &tree_dir, const std::string &key, const std::string &cert,
-		 const std::string &ko, std::string *err);
+// The error is one line.
+Status sign_module(const std::string &tree_dir, const std::string &key, const std::string &cert,
+		   const std::string &ko);
 
 } // namespace stap_pmu::sign

@@ -59,21 +59,21 @@ std::optional<Target> resolve_target(const BuilderOptions &o, std::string &err)
 		return std::nullopt;
 	}
 	bool foreign = arch != host;
-	kernel::BuildTree tree;
-	try {
-		if (foreign) {
-			kernel::GuestKernel g = kernel::find_foreign_kernel(arch, o.release);
-			tree = {g.build_dir, g.release, g.arch};
-		} else if (o.vm) {
-			kernel::GuestKernel g = kernel::find_guest_kernel(o.release, false, false);
-			tree = {g.build_dir, g.release, g.arch};
-		} else {
-			tree = kernel::find_build_tree(o.release);
-		}
-	} catch (const kernel::Error &e) {
-		err = e.what();
+	auto find_tree = [&]() -> Result<kernel::BuildTree> {
+		if (!foreign && !o.vm)
+			return kernel::find_build_tree(o.release);
+		Result<kernel::GuestKernel> g = foreign ? kernel::find_foreign_kernel(arch, o.release)
+							: kernel::find_guest_kernel(o.release, false, false);
+		if (!g)
+			return g.error();
+		return kernel::BuildTree{g->build_dir, g->release, g->arch};
+	};
+	Result<kernel::BuildTree> found = find_tree();
+	if (!found) {
+		err = found.error().what;
 		return std::nullopt;
 	}
+	const kernel::BuildTree &tree = *found;
 	Target t;
 	t.tree = tree.dir;
 	t.release = tree.release;
@@ -149,13 +149,13 @@ std::optional<std::string> build(const BuilderOptions &o, const Target &t, const
 				     .count()
 			  << "ms\n";
 	if (o.use_cache) {
-		std::string serr;
-		if (auto p = cache::store(dir, key, name, res.ko_path, &serr)) {
+		if (Result<std::string> p = cache::store(dir, key, name, res.ko_path)) {
 			std::error_code ec;
 			fs::remove_all(tmpl, ec);
-			return p;
+			return *p;
+		} else {
+			std::cerr << "stap-pmu: warning: module cache: " << p.error().what << "\n";
 		}
-		std::cerr << "stap-pmu: warning: module cache: " << serr << "\n";
 	}
 	static std::once_flag once;
 	std::call_once(once, [] { std::atexit(remove_leftovers); });

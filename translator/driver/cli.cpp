@@ -6,12 +6,11 @@
 
 namespace stap_pmu {
 
-int parse_command_line(int argc, char **argv, Cli &cli)
-{
-	CLI::App app{"stap-pmu: SystemTap-style probes that read named PMU counters in the kernel"};
-	app.set_help_flag("-h,--help", "Print this help and exit");
+namespace {
 
-	/* Script and run */
+// Script and run: the script, -p, -c, -x, -o, -v, -k.
+void add_script_options(CLI::App &app, Cli &cli)
+{
 	app.add_option("script", cli.script_file, "Script file (.stp)")
 		->group("Script and run");
 	app.add_option("-e", cli.expr, "Run SCRIPT given on the command line")->option_text("SCRIPT")
@@ -36,8 +35,11 @@ int parse_command_line(int argc, char **argv, Cli &cli)
 		->group("Script and run");
 	app.add_flag("-k", cli.keep, "Keep the temporary directory")
 		->group("Script and run");
+}
 
-	/* Language */
+// Language: -D, -g, -w, -W, -I, -l, -L.
+void add_language_options(CLI::App &app, Cli &cli)
+{
 	app.add_option("-D", cli.defines, "Define NAME[=VALUE] for the module (limits) and replace the script's @define NAME")
 		->option_text("NAME=VALUE")
 		->allow_extra_args(false)
@@ -59,8 +61,11 @@ int parse_command_line(int argc, char **argv, Cli &cli)
 		       "List probe points matching PATTERN (no context variables exist)")
 		->option_text("PATTERN")
 		->group("Language");
+}
 
-	/* PMU */
+// PMU: --pmu-targets, --pmu-fallback, --list-pmu-events, --pmu-encode.
+void add_pmu_options(CLI::App &app, Cli &cli)
+{
 	app.add_option("--pmu-targets", cli.pmu_targets,
 		       "Comma-separated libpfm4 PMUs the module carries rows for (host = this CPU)")
 		->option_text("LIST")
@@ -76,8 +81,11 @@ int parse_command_line(int argc, char **argv, Cli &cli)
 	app.add_option("--pmu-encode", cli.pmu_encode, "Print EVENT's encoding for each target")
 		->option_text("EVENT")
 		->group("PMU");
+}
 
-	/* Kernel and architecture */
+// Kernel and architecture: -r, -m, -a, -B, --module-dir, --vmlinux.
+void add_kernel_options(CLI::App &app, Cli &cli)
+{
 	app.add_option("-r", cli.release, "Build for kernel RELEASE or build tree DIR")
 		->option_text("RELEASE|DIR")
 		->group("Kernel and architecture");
@@ -99,8 +107,11 @@ int parse_command_line(int argc, char **argv, Cli &cli)
 	app.add_option("--vmlinux", cli.vmlinux, "Kernel image with DWARF (kernel.function)")
 		->option_text("FILE")->check(CLI::ExistingFile)
 		->group("Kernel and architecture");
+}
 
-	/* Guests */
+// Guests: --vm and its --vm-* options.
+void add_guest_options(CLI::App &app, Cli &cli)
+{
 	app.add_flag("--vm", cli.vm, "Run in a throwaway QEMU guest booting the installed kernel")
 		->group("Guests");
 	app.add_option("--vm-arch", cli.vm_arch, "Guest architecture: x86_64 or arm64 (implied by -a)")
@@ -124,8 +135,11 @@ int parse_command_line(int argc, char **argv, Cli &cli)
 		     "With --vm: the guest's /init loads the module before anything else; output is "
 		     "read afterwards (no loader runs during the command)")
 		->group("Guests");
+}
 
-	/* Deployment */
+// Deployment: the module cache, --attach, --stop, --initramfs, --sign-module.
+void add_deployment_options(CLI::App &app, Cli &cli)
+{
 	app.add_flag("--no-cache", cli.no_cache, "Neither use nor fill the module cache")
 		->group("Deployment");
 	app.add_flag("--clean-cache", cli.clean_cache, "Empty the module cache and exit")
@@ -148,6 +162,20 @@ int parse_command_line(int argc, char **argv, Cli &cli)
 		->option_text("KEY CERT")
 		->expected(2)
 		->group("Deployment");
+}
+
+} // namespace
+
+int parse_command_line(int argc, char **argv, Cli &cli)
+{
+	CLI::App app{"stap-pmu: SystemTap-style probes that read named PMU counters in the kernel"};
+	app.set_help_flag("-h,--help", "Print this help and exit");
+	add_script_options(app, cli);
+	add_language_options(app, cli);
+	add_pmu_options(app, cli);
+	add_kernel_options(app, cli);
+	add_guest_options(app, cli);
+	add_deployment_options(app, cli);
 	app.add_flag("-V,--version", cli.version, "Print version information");
 	try {
 		app.parse(argc, argv);

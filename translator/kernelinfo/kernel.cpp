@@ -48,7 +48,7 @@ bool looks_like_tree(const std::string &dir)
 	       (is_file(dir + "/include/generated/autoconf.h") || is_file(dir + "/.config"));
 }
 
-BuildTree make_tree(const std::string &dir)
+Result<BuildTree> make_tree(const std::string &dir)
 {
 	BuildTree t;
 	std::error_code ec;
@@ -56,8 +56,8 @@ BuildTree make_tree(const std::string &dir)
 	t.dir = ec ? dir : canon.string();
 	auto rel = tree_release(t.dir);
 	if (!rel)
-		throw Error(dir + " is not a configured kernel build tree (no include/generated/utsrelease.h "
-				  "or include/config/kernel.release)");
+		return fail(dir + " is not a configured kernel build tree (no "
+				  "include/generated/utsrelease.h or include/config/kernel.release)");
 	t.release = *rel;
 	t.arch = tree_arch(t.dir);
 	return t;
@@ -175,14 +175,14 @@ std::string host_debian_arch()
 	return m;
 }
 
-BuildTree find_build_tree(const std::string &release_or_dir)
+Result<BuildTree> find_build_tree(const std::string &release_or_dir)
 {
 	const std::string &arg = release_or_dir;
 	if (!arg.empty() && arg.find('/') != std::string::npos) {
 		if (!is_dir(arg))
-			throw Error("kernel build tree " + arg + " does not exist");
+			return fail("kernel build tree " + arg + " does not exist");
 		if (!looks_like_tree(arg))
-			throw Error(arg + " is not a configured kernel build tree (no Makefile and "
+			return fail(arg + " is not a configured kernel build tree (no Makefile and "
 					  "include/generated/autoconf.h)");
 		return make_tree(arg);
 	}
@@ -190,7 +190,7 @@ BuildTree find_build_tree(const std::string &release_or_dir)
 		for (const std::string &d : {"/lib/modules/" + arg + "/build", "/usr/src/linux-headers-" + arg})
 			if (looks_like_tree(d))
 				return make_tree(d);
-		throw Error("no kernel build tree for " + arg + " (looked in /lib/modules/" + arg +
+		return fail("no kernel build tree for " + arg + " (looked in /lib/modules/" + arg +
 			    "/build and /usr/src/linux-headers-" + arg + "); install linux-headers-" + arg);
 	}
 	std::string running = uname_field(false);
@@ -208,7 +208,7 @@ BuildTree find_build_tree(const std::string &release_or_dir)
 			found.push_back(n.substr(strlen("linux-headers-")));
 	}
 	if (found.empty())
-		throw Error("no kernel build tree found; install linux-headers-" + host_debian_arch() +
+		return fail("no kernel build tree found; install linux-headers-" + host_debian_arch() +
 			    " or use -r");
 	sort_versions(found);
 	return make_tree("/usr/src/linux-headers-" + found.back());
@@ -247,7 +247,7 @@ std::vector<std::string> foreign_kernel_roots(const std::string &debian_arch)
 	return v;
 }
 
-GuestKernel find_foreign_kernel(const std::string &debian_arch, const std::string &release)
+Result<GuestKernel> find_foreign_kernel(const std::string &debian_arch, const std::string &release)
 {
 	auto roots = foreign_kernel_roots(debian_arch);
 	for (const std::string &root : roots) {
@@ -267,19 +267,21 @@ GuestKernel find_foreign_kernel(const std::string &debian_arch, const std::strin
 		std::string base = root + "/" + rels.back();
 		k.release = rels.back();
 		k.vmlinuz = base + "/boot/vmlinuz-" + k.release;
-		BuildTree t = find_build_tree(base + "/usr/src/linux-headers-" + k.release);
-		k.build_dir = t.dir;
-		k.arch = t.arch;
+		Result<BuildTree> t = find_build_tree(base + "/usr/src/linux-headers-" + k.release);
+		if (!t)
+			return t.error();
+		k.build_dir = t->dir;
+		k.arch = t->arch;
 		k.busybox = base + "/bin/busybox";
 		if (!is_file(k.vmlinuz))
-			throw Error("unpacked " + debian_arch + " kernel " + base + " has no " + k.vmlinuz +
+			return fail("unpacked " + debian_arch + " kernel " + base + " has no " + k.vmlinuz +
 				    "; run scripts/install-deps.sh again");
 		return k;
 	}
 	std::string where;
 	for (const auto &r : roots)
 		where += (where.empty() ? "" : ", ") + r;
-	throw Error("no " + debian_arch + " kernel " + (release.empty() ? "" : release + " ") +
+	return fail("no " + debian_arch + " kernel " + (release.empty() ? "" : release + " ") +
 		    "unpacked in " + where + "; run scripts/install-deps.sh as root (it downloads " +
 		    "linux-headers, linux-image and busybox-static for " + debian_arch + ")");
 }
@@ -296,12 +298,12 @@ std::vector<size_t> find_xz_offsets(std::string_view data)
 
 bool is_complete_elf(const std::string &path)
 {
-	int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	sys::Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+	if (!fd)
 		return false;
 	struct stat sb;
 	Elf64_Ehdr eh;
-	bool ok = fstat(fd, &sb) == 0 && pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh &&
+	bool ok = fstat(fd.get(), &sb) == 0 && pread(fd.get(), &eh, sizeof eh, 0) == (ssize_t)sizeof eh &&
 		  memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_ident[EI_CLASS] == ELFCLASS64;
 	if (ok) {
 		uint64_t size = (uint64_t)sb.st_size;
@@ -310,141 +312,142 @@ bool is_complete_elf(const std::string &path)
 		     eh.e_phentsize == sizeof(Elf64_Phdr) && eh.e_phnum > 0;
 		for (unsigned i = 0; ok && i < eh.e_phnum; i++) {
 			Elf64_Phdr ph;
-			if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + (uint64_t)i * sizeof ph)) !=
+			if (pread(fd.get(), &ph, sizeof ph, (off_t)(eh.e_phoff + (uint64_t)i * sizeof ph)) !=
 			    (ssize_t)sizeof ph)
 				ok = false;
 			else if (ph.p_type == PT_LOAD && ph.p_offset + ph.p_filesz > size)
 				ok = false;
 		}
 	}
-	close(fd);
 	return ok;
 }
 
 
-bool extract_vmlinux(const std::string &vmlinuz, const std::string &out, std::string *why)
+Status extract_vmlinux(const std::string &vmlinuz, const std::string &out)
 {
 	auto data = sys::read_file(vmlinuz, 256 << 20);
-	if (!data) {
-		if (why)
-			*why = "cannot read " + vmlinuz + ": " + strerror(errno);
-		return false;
-	}
+	if (!data)
+		return fail("cannot read " + vmlinuz + ": " + strerror(errno));
 	auto offsets = find_xz_offsets(*data);
-	if (offsets.empty()) {
-		if (why)
-			*why = vmlinuz + " contains no XZ stream";
-		return false;
-	}
+	if (offsets.empty())
+		return fail(vmlinuz + " contains no XZ stream");
 	std::string tmp = out + ".tmp." + std::to_string(getpid());
 	for (size_t off : offsets) {
-		int in = open(vmlinuz.c_str(), O_RDONLY | O_CLOEXEC);
-		if (in < 0 || lseek(in, (off_t)off, SEEK_SET) < 0) {
-			if (why)
-				*why = "cannot read " + vmlinuz + ": " + strerror(errno);
-			if (in >= 0)
-				close(in);
-			return false;
-		}
-		int o = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (o < 0) {
-			if (why)
-				*why = "cannot create " + tmp + ": " + strerror(errno);
-			close(in);
-			return false;
-		}
+		sys::Fd in(open(vmlinuz.c_str(), O_RDONLY | O_CLOEXEC));
+		if (!in || lseek(in.get(), (off_t)off, SEEK_SET) < 0)
+			return fail("cannot read " + vmlinuz + ": " + strerror(errno));
+		sys::Fd o(open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+		if (!o)
+			return fail("cannot create " + tmp + ": " + strerror(errno));
 		std::string run_why;
 		// xz complains about the bzImage bytes after the stream: its status is not
 		// meaningful, the ELF check below is.
-		int st = sys::run({"xz", "-dc"}, in, o, -1, "", 120, &run_why);
-		close(in);
-		close(o);
+		int st = sys::run({"xz", "-dc"}, in.get(), o.get(), -1, "", 120, &run_why);
+		in.reset();
+		o.reset();
 		if (st < 0 && run_why.find("cannot run") == 0) {
 			unlink(tmp.c_str());
-			if (why)
-				*why = run_why + " (install xz-utils)";
-			return false;
+			return fail(run_why + " (install xz-utils)");
 		}
 		if (st >= 0 && is_complete_elf(tmp)) {
 			if (rename(tmp.c_str(), out.c_str()) != 0) {
-				if (why)
-					*why = "cannot rename " + tmp + ": " + strerror(errno);
+				Error e = fail("cannot rename " + tmp + ": " + strerror(errno));
 				unlink(tmp.c_str());
-				return false;
+				return e;
 			}
-			return true;
+			return {};
 		}
 	}
 	unlink(tmp.c_str());
-	if (why)
-		*why = "no XZ stream in " + vmlinuz + " decompresses to a complete ELF kernel";
-	return false;
+	return fail("no XZ stream in " + vmlinuz + " decompresses to a complete ELF kernel");
 }
 
-GuestKernel find_guest_kernel(const std::string &release, bool extract, bool verbose)
+namespace {
+
+// /boot/vmlinuz-RELEASE, or every /boot/vmlinuz-* in version order.
+Result<std::vector<std::string>> guest_releases(const std::string &release)
 {
 	std::vector<std::string> releases;
 	if (!release.empty()) {
 		if (!is_file("/boot/vmlinuz-" + release))
-			throw Error("no guest kernel /boot/vmlinuz-" + release + "; install linux-image-" + release);
+			return fail("no guest kernel /boot/vmlinuz-" + release + "; install linux-image-" +
+				    release);
 		releases.push_back(release);
-	} else {
-		std::error_code ec;
-		for (const auto &e : fs::directory_iterator("/boot", ec)) {
-			std::string n = e.path().filename().string();
-			if (n.rfind("vmlinuz-", 0) == 0 && n.size() > 8 && is_file(e.path().string()))
-				releases.push_back(n.substr(8));
-		}
-		sort_versions(releases);
+		return releases;
 	}
-	GuestKernel k;
-	std::string tried;
-	for (auto it = releases.rbegin(); it != releases.rend(); ++it) {
-		try {
-			BuildTree t = find_build_tree(*it);
-			k.release = *it;
-			k.build_dir = t.dir;
-			k.arch = t.arch;
-			k.vmlinuz = "/boot/vmlinuz-" + *it;
-			break;
-		} catch (const Error &) {
-			tried += (tried.empty() ? "" : ", ") + *it;
-		}
+	std::error_code ec;
+	for (const auto &e : fs::directory_iterator("/boot", ec)) {
+		std::string n = e.path().filename().string();
+		if (n.rfind("vmlinuz-", 0) == 0 && n.size() > 8 && is_file(e.path().string()))
+			releases.push_back(n.substr(8));
 	}
-	if (k.release.empty()) {
-		std::string arch = host_debian_arch();
-		if (releases.empty())
-			throw Error("no guest kernel found (no /boot/vmlinuz-*); install linux-image-" + arch +
-				    " and linux-headers-" + arch);
-		throw Error("no guest kernel with matching headers (kernels without headers: " + tried +
-			    "); install linux-headers-" + arch);
-	}
-	if (access(k.vmlinuz.c_str(), R_OK) != 0)
-		throw Error("cannot read " + k.vmlinuz + ": " + strerror(errno) +
-			    " (run as root or make it readable)");
-	if (!extract)
-		return k;
+	sort_versions(releases);
+	return releases;
+}
 
+// The uncompressed kernel of k from the cache, extracted there on first use;
+// on failure a warning, and k boots its compressed image.
+void add_vmlinux(GuestKernel &k, bool verbose)
+{
 	std::string dir = cache_dir();
 	std::string cached = dir + "/vmlinux-" + k.release;
 	struct stat zs, cs;
 	if (stat(cached.c_str(), &cs) == 0 && stat(k.vmlinuz.c_str(), &zs) == 0 &&
 	    cs.st_mtime >= zs.st_mtime && is_complete_elf(cached)) {
 		k.vmlinux = cached;
-		return k;
+		return;
 	}
 	std::error_code ec;
 	fs::create_directories(dir, ec);
 	std::string why;
-	if (ec)
+	if (ec) {
 		why = "cannot create " + dir + ": " + ec.message();
-	else if (extract_vmlinux(k.vmlinuz, cached, &why))
+	} else if (Status st = extract_vmlinux(k.vmlinuz, cached); st) {
 		k.vmlinux = cached;
+	} else {
+		why = st.error().what;
+	}
 	if (k.vmlinux.empty())
 		fprintf(stderr, "stap-pmu: warning: %s; booting the compressed %s (slower)\n", why.c_str(),
 			k.vmlinuz.c_str());
 	else if (verbose)
 		fprintf(stderr, "stap-pmu: extracted %s\n", cached.c_str());
+}
+
+} // namespace
+
+Result<GuestKernel> find_guest_kernel(const std::string &release, bool extract, bool verbose)
+{
+	Result<std::vector<std::string>> releases = guest_releases(release);
+	if (!releases)
+		return releases.error();
+	GuestKernel k;
+	std::string tried;
+	for (auto it = releases->rbegin(); it != releases->rend(); ++it) {
+		Result<BuildTree> t = find_build_tree(*it);
+		if (!t) {
+			tried += (tried.empty() ? "" : ", ") + *it;
+			continue;
+		}
+		k.release = *it;
+		k.build_dir = t->dir;
+		k.arch = t->arch;
+		k.vmlinuz = "/boot/vmlinuz-" + *it;
+		break;
+	}
+	if (k.release.empty()) {
+		std::string arch = host_debian_arch();
+		if (releases->empty())
+			return fail("no guest kernel found (no /boot/vmlinuz-*); install linux-image-" +
+				    arch + " and linux-headers-" + arch);
+		return fail("no guest kernel with matching headers (kernels without headers: " + tried +
+			    "); install linux-headers-" + arch);
+	}
+	if (access(k.vmlinuz.c_str(), R_OK) != 0)
+		return fail("cannot read " + k.vmlinuz + ": " + strerror(errno) +
+			    " (run as root or make it readable)");
+	if (extract)
+		add_vmlinux(k, verbose);
 	return k;
 }
 

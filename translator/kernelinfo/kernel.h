@@ -4,17 +4,15 @@
 
 #include <cstddef>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace stap_pmu::kernel {
+#include "translator/support/result.h"
 
-// Thrown with a one-line message (no "stap-pmu: error: " prefix; the caller adds it).
-struct Error : std::runtime_error {
-	using std::runtime_error::runtime_error;
-};
+// Errors are one line (no "stap-pmu: error: " prefix; the caller adds it)
+// that end with what to do, e.g. "...; install linux-headers-RELEASE".
+namespace stap_pmu::kernel {
 
 struct BuildTree {
 	std::string dir;     // kbuild directory for make -C
@@ -25,8 +23,8 @@ struct BuildTree {
 // release_or_dir: "" -> the running kernel's /lib/modules/$(uname -r)/build if it
 // exists, else the newest /usr/src/linux-headers-*-<debian arch>;
 // a path (contains '/') -> that directory; otherwise a release ("-r RELEASE") ->
-// /lib/modules/RELEASE/build or /usr/src/linux-headers-RELEASE. Throws Error.
-BuildTree find_build_tree(const std::string &release_or_dir = "");
+// /lib/modules/RELEASE/build or /usr/src/linux-headers-RELEASE.
+Result<BuildTree> find_build_tree(const std::string &release_or_dir = "");
 
 // The release a tree builds for: UTS_RELEASE from include/generated/utsrelease.h,
 // else include/config/kernel.release. nullopt when neither is readable.
@@ -57,9 +55,10 @@ struct GuestKernel {
 
 // Newest /boot/vmlinuz-* that has matching headers (or exactly `release`), with an
 // uncompressed vmlinux from the cache (extracted on first use when `extract`).
-// Throws Error when no such kernel exists or it is unreadable.
-GuestKernel find_guest_kernel(const std::string &release = "", bool extract = true,
-			      bool verbose = false);
+// An error when no such kernel exists or it is unreadable. When the extraction
+// fails, a warning is printed and the compressed image boots instead.
+Result<GuestKernel> find_guest_kernel(const std::string &release = "", bool extract = true,
+				      bool verbose = false);
 
 // Kernels of another architecture (arm64), downloaded and unpacked by
 // scripts/install-deps.sh as <root>/<release>/ holding boot/vmlinuz-<release>,
@@ -69,8 +68,9 @@ GuestKernel find_guest_kernel(const std::string &release = "", bool extract = tr
 std::vector<std::string> foreign_kernel_roots(const std::string &debian_arch);
 
 // The newest (or exactly `release`) unpacked kernel for debian_arch ("arm64").
-// Throws Error naming the roots searched and the set-up script.
-GuestKernel find_foreign_kernel(const std::string &debian_arch, const std::string &release = "");
+// The error names the roots searched and the set-up script.
+Result<GuestKernel> find_foreign_kernel(const std::string &debian_arch,
+					const std::string &release = "");
 
 // "arm64" for arm64/aarch64, "amd64" for amd64/x86_64/x86; "" otherwise.
 std::string normalize_arch(const std::string &arch);
@@ -86,8 +86,7 @@ std::vector<size_t> find_xz_offsets(std::string_view data);
 bool is_complete_elf(const std::string &path);
 
 // Extracts the uncompressed kernel from an XZ bzImage into out (atomically, via
-// a temporary file). Returns false with *why set when no XZ stream yields an ELF.
-bool extract_vmlinux(const std::string &vmlinuz, const std::string &out, std::string *why);
-
+// a temporary file). An error when no XZ stream yields an ELF.
+Status extract_vmlinux(const std::string &vmlinuz, const std::string &out);
 
 } // namespace stap_pmu::kernel

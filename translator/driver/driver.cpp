@@ -1,0 +1,280 @@
+// driver.cpp - one invocation: the action its options ask for, or passes
+// 1-5 in order, each with typed input and output.
+#include "translator/driver/driver.h"
+
+#include <cctype>
+#include <iostream>
+
+#include "translator/build/cache.h"
+#include "translator/driver/build_pass.h"
+#include "translator/driver/info.h"
+#include "translator/driver/kernel_facts.h"
+#include "translator/driver/listing.h"
+#include "translator/driver/pipeline.h"
+#include "translator/driver/run_pass.h"
+#include "translator/driver/timer.h"
+#include "translator/frontend/printer.h"
+
+namespace stap_pmu {
+
+namespace {
+
+bool valid_define_name(const std::string &n)
+{
+	if (n.empty() || std::isdigit(static_cast<unsigned char>(n[0])))
+		return false;
+	for (char c : n)
+		if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
+			return false;
+	return true;
+}
+
+// Passes 2 and 3's options: -D, -m, the PMU targets, and whether the module
+// has a target process.
+Result<TranslateOptions> translate_options(const Cli &cli)
+{
+	TranslateOptions topts;
+	topts.pmu_targets = split_list(cli.pmu_targets);
+	topts.pmu_fallback = cli.pmu_fallback;
+	topts.pmu_arch = !cli.arch.empty() ? cli.arch : cli.vm_arch;
+	topts.module_name = cli.module_name;
+	topts.version = STAP_PMU_VERSION;
+	topts.has_target = !cli.command.empty() || cli.target_pid > 0;
+	topts.at_boot = cli.vm_at_boot;
+	topts.guru = cli.guru;
+	for (const std::string &d : cli.defines) {
+		size_t eq = d.find('=');
+		std::string name = d.substr(0, eq);
+		if (!valid_define_name(name) || d.find('\n') != std::string::npos)
+			return fail("bad -D option '" + d + "': expected NAME or NAME=VALUE");
+		topts.defines.emplace_back(name, eq == std::string::npos ? "1" : d.substr(eq + 1));
+	}
+	if (!cli.module_name.empty() && !valid_define_name(cli.module_name))
+		return fail("module name '" + cli.module_name +
+			    "' must be letters, digits and '_' (not starting with a digit)");
+	return topts;
+}
+
+Result<std::unique_ptr<SourceFile>> load_script(const Cli &cli)
+{
+	if (!cli.expr.empty()) {
+		if (auto e = check_script_size("<input>", cli.expr.size()))
+			return fail(*e);
+		return std::make_unique<SourceFile>("<input>", cli.expr);
+	}
+	if (cli.script_file.empty())
+		return fail("no script given: name a script file or use -e 'SCRIPT'");
+	std::string err;
+	auto src = read_source_file(cli.script_file, &err);
+	if (!src)
+		return fail(err);
+	return src;
+}
+
+// "1 probe", "2 probes"
+std::string count(size_t n, const std::string &what)
+{
+	return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+}
+
+// Pass 2's -v line: what the script amounts to.
+std::string pass2_summary(const Elaborated &elab)
+{
+	size_t functions = 0;
+	for (const FunctionInfo &f : elab.sema.functions)
+		functions += f.used;
+	return "Pass 2: analyzed script: " + count(elab.sema.instances.size(), "probe") + ", " +
+	       count(functions, "function") + ", " + count(elab.sema.globals.size(), "global") +
+	       ", " + count(elab.sema.events.size(), "PMU event");
+}
+
+// Passes 1-3's results, or the exit status when the invocation ends with one
+// of them (-p1, -p2, -p3 or script errors).
+struct Front {
+	std::optional<int> exit;
+	Parsed parsed;
+	Translated translated;
+};
+
+// Pass 1.
+Result<Front> parse(const Cli &cli, Diagnostics &diags, Timer &timer)
+{
+	ParseOptions popts = parse_options(cli);
+	set_kernel_facts(cli, popts);
+	Result<std::unique_ptr<SourceFile>> src = load_script(cli);
+	if (!src)
+		return src.error();
+	Front f;
+	f.parsed = parse_pass(std::move(*src), popts, diags);
+	timer.pass("Pass 1: parsed user script and " +
+		   count(f.parsed.tapset_sources.size(), "library script"));
+	if (diags.has_errors()) {
+		diags.render(std::cerr);
+		f.exit = 1;
+	} else if (cli.pass == 1) {
+		diags.render(std::cerr);
+		print_script(f.parsed.script, std::cout);
+		f.exit = 0;
+	}
+	return f;
+}
+
+// Passes 2 and 3: the module's C into f.translated, or f.exit.
+void elaborate_and_translate(const Cli &cli, const TranslateOptions &topts, Diagnostics &diags,
+			     Timer &timer, Front &f)
+{
+	timer.restart();
+	Elaborated elab = elaborate_pass(f.parsed, topts, diags);
+	diags.render(std::cerr);
+	if (!diags.has_errors())
+		timer.pass(pass2_summary(elab));
+	if (cli.verbose && !elab.sema.events.empty() && !diags.has_errors())
+		for (const std::string &line : pmu_summary(elab.pmu))
+			std::cerr << line << "\n";
+	if (diags.has_errors()) {
+		f.exit = 1;
+		return;
+	}
+	if (cli.pass == 2) {
+		print_elaborated(f.parsed, elab, std::cout);
+		f.exit = 0;
+		return;
+	}
+	timer.restart();
+	f.translated = translate_pass(f.parsed, elab, topts);
+	if (cli.pass == 3) {
+		timer.pass("Pass 3: translated to C");
+		std::cout << f.translated.c_source;
+		f.exit = 0;
+	}
+}
+
+// Pass 4's request for the script; a module cache hit skips passes 2-3.
+Result<BuildRequest> build_request(const Cli &cli, const Front &f, const TranslateOptions &topts,
+				   const std::string &module_name, BuildTarget &bt)
+{
+	Result<BuildTarget> target = resolve_build_target(cli);
+	if (!target)
+		return target.error();
+	bt = std::move(*target);
+	BuildRequest br;
+	br.parsed = &f.parsed;
+	br.topts = &topts;
+	br.target = &bt;
+	br.module_name = module_name;
+	br.kbuild_vars = cli.kbuild_vars;
+	br.sign_module = cli.sign_module;
+	br.verbose = cli.verbose > 0;
+	if (!cli.no_cache) {
+		br.cache_key = module_cache_key(cli, f.parsed, topts, bt, module_name);
+		if (auto ko = cache::lookup(cache::modules_dir(), br.cache_key, module_name))
+			br.cached_ko = *ko;
+	}
+	return br;
+}
+
+// Passes 1-5 for the script.
+Result<int> compile_and_run(const Cli &cli)
+{
+	Timer timer(cli.verbose);
+	Diagnostics diags;
+	Result<TranslateOptions> topts = translate_options(cli);
+	if (!topts)
+		return topts.error();
+	if (cli.no_warnings)
+		diags.set_warning_mode(Diagnostics::WarningMode::Suppress);
+	else if (cli.warnings_are_errors)
+		diags.set_warning_mode(Diagnostics::WarningMode::AsErrors);
+	Result<Front> f = parse(cli, diags, timer);
+	if (!f)
+		return f.error();
+	if (f->exit)
+		return *f->exit;
+	// Pass 4's target and the module cache come before pass 2: a cached
+	// module skips passes 2-4.
+	const std::string module_name =
+		!cli.module_name.empty()
+			? cli.module_name
+			: "stap_pmu_" + script_hash(f->parsed.source->text(), *topts).substr(0, 10);
+	BuildTarget bt;
+	BuildRequest br;
+	if (cli.pass >= 4) {
+		Result<BuildRequest> r = build_request(cli, *f, *topts, module_name, bt);
+		if (!r)
+			return r.error();
+		br = std::move(*r);
+	}
+	if (br.cached_ko.empty()) {
+		elaborate_and_translate(cli, *topts, diags, timer, *f);
+		if (f->exit)
+			return *f->exit;
+		br.translated = &f->translated;
+	}
+	WorkDir work(cli.keep);
+	Result<Built> built = build_pass(br, work, timer);
+	if (!built)
+		return built.error();
+	Result<bool> done = deliver(cli, *built, module_name);
+	if (!done)
+		return done.error();
+	if (*done)
+		return 0;
+	RunRequest rr = run_request(cli);
+	rr.ko_path = built->ko_path;
+	rr.module_name = module_name;
+	if (cli.vm)
+		rr.guest = bt.guest;
+	timer.restart();
+	Result<int> rc = run_pass(rr);
+	if (rc)
+		timer.pass(*rc == 0 ? std::string("Pass 5: run completed")
+				    : "Pass 5: run ended with exit status " + std::to_string(*rc));
+	return rc;
+}
+
+// Options that contradict each other, or need another.
+Status check_run_options(Cli &cli)
+{
+	if (cli.vm_at_boot && !cli.vm)
+		return fail("--vm-at-boot needs --vm");
+	if (!cli.initramfs.empty() && cli.vm)
+		return fail("--initramfs and --vm cannot be used together");
+	if (!cli.initramfs.empty()) {
+		if (cli.pass < 4)
+			return fail("--initramfs needs pass 4 (the module is built, not run)");
+		cli.pass = 4; // built here, loaded at boot
+	}
+	return {};
+}
+
+} // namespace
+
+Result<int> drive(Cli cli)
+{
+	if (cli.version)
+		return print_version();
+	if (!cli.list_probes.empty() || !cli.list_probes_vars.empty())
+		return list_probes(cli);
+	if (!cli.pmu_encode.empty())
+		return pmu_encode(cli);
+	if (cli.list_pmu_events)
+		return list_pmu_events(cli);
+	if (!cli.command.empty() && cli.target_pid)
+		return fail("-c and -x cannot be used together");
+	if (cli.clean_cache)
+		return clean_cache();
+	if (!cli.attach.empty() || !cli.stop.empty())
+		return attach_or_stop(cli);
+	if (Status st = check_run_options(cli); !st)
+		return st.error();
+	return compile_and_run(cli);
+}
+
+int report(const Error &e)
+{
+	std::cerr << "stap-pmu: error: " << e.what << (e.hint.empty() ? "" : " (" + e.hint + ")")
+		  << "\n";
+	return 1;
+}
+
+} // namespace stap_pmu

@@ -1,0 +1,19 @@
+// kernel_facts.h - what passes 1 and 2 know about the target kernel: the
+// preprocessor's %( kernel_v %) facts and the tapset directories, and where
+// kernel.function / module().function / kernel.trace find their DWARF.
+#pragma once
+
+#include "translator/driver/cli.h"
+#include "translator/driver/pipeline.h"
+
+namespace stap_pmu {
+
+// Pass 1's options: the facts of the tree pass 4 will build against (the
+// guest's with --vm; the host's uname when there is none), -g, -D and -I.
+ParseOptions parse_options(const Cli &cli);
+
+// Points pass 2's kernel queries (kernelinfo/dwarf.h, kernelinfo/tracequery.h)
+// at the target kernel, its modules and the builder of tracepoint queries.
+void set_kernel_facts(const Cli &cli, const ParseOptions &po);
+
+} // namespace stap_pmu

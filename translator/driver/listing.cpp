@@ -1,0 +1,163 @@
+// listing.cpp - -l / -L: probe points from the tapsets, the target kernel's
+// symbols, DWARF functions and tracepoints.
+#include "translator/driver/listing.h"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <set>
+
+#include "translator/driver/kernel_facts.h"
+#include "translator/frontend/tapsets.h"
+#include "translator/kernelinfo/dwarf.h"
+#include "translator/kernelinfo/tracequery.h"
+
+namespace stap_pmu {
+
+namespace {
+
+// -l / -L 'kernel.trace("sys:pattern")': the subsystem's tracepoints (-L:
+// with their arguments as $name:type). False when pat is another pattern.
+Result<bool> list_tracepoints(const Cli &cli, const std::string &pat, int &rc)
+{
+	const std::string kt = "kernel.trace(\"";
+	if (pat.rfind(kt, 0) != 0 || pat.size() < kt.size() + 2 || pat.compare(pat.size() - 2, 2, "\")") != 0)
+		return false;
+	std::string spec = pat.substr(kt.size(), pat.size() - kt.size() - 2), sys, ev, err, hint;
+	if (!tracequery::split_spec(spec, sys, ev, err))
+		return fail(err);
+	set_kernel_facts(cli, parse_options(cli));
+	const tracequery::Subsystem *s = tracequery::subsystem(sys, err, hint);
+	if (!s)
+		return fail(err, hint);
+	rc = 1;
+	for (const tracequery::Event &e : s->events) {
+		if (fnmatch(ev.c_str(), e.name.c_str(), 0) != 0)
+			continue;
+		std::cout << "kernel.trace(\"" << sys << ":" << e.name << "\")";
+		if (!cli.list_probes_vars.empty() && e.func) {
+			std::string vars = dwarf::describe_vars(*e.func, false);
+			if (!vars.empty())
+				std::cout << " " << vars;
+		}
+		std::cout << "\n";
+		rc = 0;
+	}
+	return true;
+}
+
+// -l / -L 'kernel.function("GLOB")[.return]' and
+// 'module("M").function("GLOB")[.return]': the functions DWARF has, as
+// "NAME@FILE:LINE", with -L their parameters (and $return for .return).
+Result<bool> list_dwarf_functions(const Cli &cli, const std::string &pat, int &rc)
+{
+	std::string module, prefix, rest = pat;
+	const std::string kf = "kernel.function(\"", mf = "module(\"";
+	if (rest.rfind(kf, 0) == 0) {
+		prefix = "kernel";
+		rest = rest.substr(kf.size() - 2);
+	} else if (rest.rfind(mf, 0) == 0) {
+		size_t q = rest.find('"', mf.size());
+		if (q == std::string::npos || rest.compare(q, 12, "\").function(") != 0)
+			return false;
+		module = rest.substr(mf.size(), q - mf.size());
+		prefix = "module(\"" + module + "\")";
+		rest = rest.substr(q + 11);
+	} else {
+		return false;
+	}
+	// rest: ("GLOB")[.call|.return]
+	size_t end = rest.find("\")", 2);
+	if (rest.rfind("(\"", 0) != 0 || end == std::string::npos)
+		return fail("expected " + prefix + ".function(\"GLOB\") in '" + pat + "'");
+	std::string glob = rest.substr(2, end - 2), suffix = rest.substr(end + 2);
+	if (!suffix.empty() && suffix != ".return" && suffix != ".call")
+		return fail("unexpected '" + suffix + "' in '" + pat + "' (.call or .return may follow)");
+	set_kernel_facts(cli, parse_options(cli));
+	std::string err, hint;
+	auto fns = dwarf::find_functions(module, glob, err, hint);
+	if (!fns)
+		return fail(err, hint);
+	std::vector<std::string> lines;
+	for (const dwarf::Function &f : *fns) {
+		std::string l = prefix + ".function(\"" + f.name + "@" + f.file + ":" +
+				std::to_string(f.line) + "\")" + suffix;
+		if (!cli.list_probes_vars.empty()) {
+			std::string vars = dwarf::describe_vars(f, suffix == ".return");
+			if (!vars.empty())
+				l += " " + vars;
+		}
+		lines.push_back(l);
+	}
+	std::sort(lines.begin(), lines.end());
+	lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
+	for (const std::string &l : lines)
+		std::cout << l << "\n";
+	rc = lines.empty() ? 1 : 0;
+	return true;
+}
+
+} // namespace
+
+// -l / -L PATTERN: the probe points matching a glob, for the kinds that
+// exist (kprobe symbols from the target kernel's System.map or kallsyms).
+Result<int> list_probes(const Cli &cli)
+{
+	std::string pat = !cli.list_probes.empty() ? cli.list_probes : cli.list_probes_vars;
+	int rc = 1;
+	Result<bool> listed = list_tracepoints(cli, pat, rc);
+	if (listed && !*listed)
+		listed = list_dwarf_functions(cli, pat, rc);
+	if (!listed)
+		return listed.error();
+	if (*listed)
+		return rc;
+	ParseOptions po = parse_options(cli);
+	std::vector<std::string> names = {"begin", "end", "error", "timer.s(N)", "timer.ms(N)",
+					  "timer.us(N)", "timer.ns(N)", "timer.hz(N)",
+					  "timer.ms(N).randomize(M)", "timer.profile",
+					  "perf.event(\"E\").sample(N)", "perf.event(\"E\").hz(N)",
+					  "perf.type(T).config(C).sample(N)",
+					  "perf.type(T).config(C).hz(N)"};
+	for (const std::string &a : tapset_aliases(load_tapsets(po.tapset_dirs, po.pp)))
+		names.push_back(a);
+	const std::string kp = "kprobe.function(\"";
+	if (pat.rfind("kprobe", 0) == 0) {
+		std::string sym_glob = "*";
+		if (pat.rfind(kp, 0) == 0) {
+			size_t end = pat.find('"', kp.size());
+			sym_glob = pat.substr(kp.size(), end == std::string::npos ? end : end - kp.size());
+		}
+		std::vector<std::string> maps = {"/boot/System.map-" + po.pp.kernel_vr, "/proc/kallsyms"};
+		for (const std::string &m : maps) {
+			std::ifstream f(m);
+			if (!f)
+				continue;
+			std::set<std::string> seen;
+			size_t lines = 0;
+			for (std::string addr, type, sym; f >> addr >> type >> sym; lines++) {
+				std::string rest;
+				std::getline(f, rest);
+				if ((type == "t" || type == "T") && sym.find('.') == std::string::npos &&
+				    fnmatch(sym_glob.c_str(), sym.c_str(), 0) == 0 && seen.insert(sym).second) {
+					names.push_back(kp + sym + "\")");
+					names.push_back(kp + sym + "\").return");
+				}
+			}
+			if (lines > 1) // Debian ships a one-line placeholder System.map
+				break;
+		}
+	}
+	std::sort(names.begin(), names.end());
+	int n = 0;
+	for (const std::string &name : names)
+		if (fnmatch(pat.c_str(), name.c_str(), 0) == 0) {
+			std::cout << name << "\n";
+			n++;
+		}
+	return n ? 0 : 1;
+}
+
+} // namespace stap_pmu

@@ -18,7 +18,7 @@
 #include "translator/build/cache.h"
 #include "translator/driver/cli.h"
 #include "translator/codegen/cmap.h"
-#include "translator/kernelinfo/dwarf.h"
+#include "translator/kernelinfo/dwarf_facts.h"
 #include "translator/build/kbuild.h"
 #include "translator/kernelinfo/kernel.h"
 #include "translator/run/loader.h"
@@ -27,7 +27,7 @@
 #include "translator/frontend/printer.h"
 #include "translator/build/sign.h"
 #include "translator/frontend/tapsets.h"
-#include "translator/kernelinfo/tracequery.h"
+#include "translator/build/tracequery_build.h"
 #include "translator/run/vm.h"
 
 #include <fnmatch.h>
@@ -206,10 +206,12 @@ ParseOptions parse_options(const Cli &cli)
 	return po;
 }
 
-// Where kernel.function / module("m").function find DWARF (translator/dwarf.h).
-void set_dwarf_config(const Cli &cli, const ParseOptions &po)
+// The target kernel's facts for pass 2 and -l/-L: where kernel.function /
+// module("m").function find DWARF (kernelinfo/dwarf.h), and the builder of
+// tracepoint query modules.
+std::unique_ptr<KernelFacts> target_kernel_facts(const Cli &cli, const ParseOptions &po)
 {
-	dwarf::Config &dc = dwarf::config();
+	dwarf::Options dc;
 	dc.release = po.pp.kernel_vr;
 	dc.module_dirs = cli.module_dirs;
 	dc.module_files = cli.vm_modules;
@@ -222,7 +224,8 @@ void set_dwarf_config(const Cli &cli, const ParseOptions &po)
 	to.kbuild_vars = cli.kbuild_vars;
 	to.use_cache = !cli.no_cache;
 	to.verbose = cli.verbose > 0;
-	tracequery::setup_builder(to);
+	return std::make_unique<DwarfKernelFacts>(
+		dc, std::make_unique<tracequery::KbuildQueryModuleBuilder>(to));
 }
 
 // -l / -L 'kernel.trace("sys:pattern")': the subsystem's tracepoints (-L:
@@ -232,20 +235,22 @@ bool list_tracepoints(const Cli &cli, const std::string &pat, int &rc)
 	const std::string kt = "kernel.trace(\"";
 	if (pat.rfind(kt, 0) != 0 || pat.size() < kt.size() + 2 || pat.compare(pat.size() - 2, 2, "\")") != 0)
 		return false;
-	std::string spec = pat.substr(kt.size(), pat.size() - kt.size() - 2), sys, ev, err, hint;
-	if (!tracequery::split_spec(spec, sys, ev, err))
-		die(err);
-	set_dwarf_config(cli, parse_options(cli));
-	const tracequery::Subsystem *s = tracequery::subsystem(sys, err, hint);
-	if (!s)
-		die(err + (hint.empty() ? "" : " (" + hint + ")"));
+	auto spec = split_tracepoint_spec(pat.substr(kt.size(), pat.size() - kt.size() - 2));
+	if (!spec)
+		die(spec.error().what);
+	const std::string &sys = spec->sys, &ev = spec->event;
+	auto facts = target_kernel_facts(cli, parse_options(cli));
+	TracepointLookup found = facts->tracepoints(sys);
+	if (auto *e = std::get_if<TracepointError>(&found))
+		die(e->error.what + (e->error.hint.empty() ? "" : " (" + e->error.hint + ")"));
+	const TracepointSubsystem *s = std::get<const TracepointSubsystem *>(found);
 	rc = 1;
-	for (const tracequery::Event &e : s->events) {
+	for (const TracepointEvent &e : s->events) {
 		if (fnmatch(ev.c_str(), e.name.c_str(), 0) != 0)
 			continue;
 		std::cout << "kernel.trace(\"" << sys << ":" << e.name << "\")";
 		if (!cli.list_probes_vars.empty() && e.func) {
-			std::string vars = dwarf::describe_vars(*e.func, false);
+			std::string vars = describe_vars(*e.func, false);
 			if (!vars.empty())
 				std::cout << " " << vars;
 		}
@@ -282,17 +287,15 @@ bool list_dwarf_functions(const Cli &cli, const std::string &pat, int &rc)
 	std::string glob = rest.substr(2, end - 2), suffix = rest.substr(end + 2);
 	if (!suffix.empty() && suffix != ".return" && suffix != ".call")
 		die("unexpected '" + suffix + "' in '" + pat + "' (.call or .return may follow)");
-	set_dwarf_config(cli, parse_options(cli));
-	std::string err, hint;
-	auto fns = dwarf::find_functions(module, glob, err, hint);
+	auto fns = target_kernel_facts(cli, parse_options(cli))->functions(module, glob);
 	if (!fns)
-		die(err + (hint.empty() ? "" : " (" + hint + ")"));
+		die(fns.error().what + (fns.error().hint.empty() ? "" : " (" + fns.error().hint + ")"));
 	std::vector<std::string> lines;
-	for (const dwarf::Function &f : *fns) {
+	for (const KernelFunction &f : *fns) {
 		std::string l = prefix + ".function(\"" + f.name + "@" + f.file + ":" +
 				std::to_string(f.line) + "\")" + suffix;
 		if (!cli.list_probes_vars.empty()) {
-			std::string vars = dwarf::describe_vars(f, suffix == ".return");
+			std::string vars = describe_vars(f, suffix == ".return");
 			if (!vars.empty())
 				l += " " + vars;
 		}
@@ -522,7 +525,7 @@ int run(const Cli &cli)
 	else if (cli.warnings_are_errors)
 		diags.set_warning_mode(Diagnostics::WarningMode::AsErrors);
 	ParseOptions popts = parse_options(cli);
-	set_dwarf_config(cli, popts);
+	std::unique_ptr<KernelFacts> facts = target_kernel_facts(cli, popts);
 	Parsed parsed = parse_pass(load_script(cli), popts, diags);
 	timer.pass("Pass 1: parsed user script and " +
 		   count(parsed.tapset_sources.size(), "library script"));
@@ -560,7 +563,7 @@ int run(const Cli &cli)
 			std::cerr << "Pass 3-4: using cached module " << ko_path << "\n";
 	} else {
 		timer.restart();
-		elab = elaborate_pass(parsed, topts, diags);
+		elab = elaborate_pass(parsed, topts, facts.get(), diags);
 		diags.render(std::cerr);
 		if (!diags.has_errors())
 			timer.pass(pass2_summary(elab));

@@ -592,34 +592,6 @@ std::string tvar_walk_error(const WalkFail &fail, const std::string &var,
 	return "'" + path + "' is not an integer or pointer" + where;
 }
 
-// The parameter of f named `name` that a target variable reads: its
-// argument in acc, or the message why it cannot be read.
-std::optional<std::string> tvar_param(const KernelFunction &f, const std::string &name,
-				      const std::string &where, TargetAccess &acc)
-{
-	bool found = false;
-	for (const KernelParam &p : f.params)
-		if (p.name == name) {
-			if (p.arg < 0)
-				return "parameter '$" + p.name + "' of type " + p.type + where +
-				       (f.tracepoint ? " is not an integer or pointer"
-						     : " is not an integer or pointer in an argument register");
-			acc.arg = p.arg;
-			if (f.tracepoint)
-				acc.base = TargetAccess::TpArg;
-			found = true;
-		}
-	if (found)
-		return std::nullopt;
-	std::string names;
-	for (const KernelParam &p : f.params)
-		names += (names.empty() ? "" : " ") + ("$" + p.name);
-	return "'$" + name + "' is not " +
-	       (f.tracepoint ? "an argument of tracepoint " + f.name : "a parameter of " + f.name + "()") +
-	       (names.empty() ? " (it has none)"
-			      : (f.tracepoint ? " (arguments: " : " (parameters: ") + names + ")");
-}
-
 // The DWARF type of fn's parameter `name` (which exists) in t.
 void param_type(Dwarf_Die *fn, const std::string &name, Dwarf_Die *t)
 {
@@ -845,8 +817,10 @@ Result<TargetAccess> Reader::target_access(const KernelFunction &f, const std::s
 			return fail(f.name + "() returns void: no $return");
 		acc.base = TargetAccess::Return;
 	} else {
-		if (auto err = tvar_param(f, parts[0], where, acc))
-			return fail(*err);
+		auto pa = parameter_access(f, parts[0]);
+		if (!pa)
+			return pa.error();
+		acc = *pa;
 		param_type(&fn, parts[0], &t);
 	}
 	std::vector<std::string> members(parts.begin() + 1, parts.end());

@@ -105,6 +105,34 @@ std::optional<CastError> bad_cast_module(const std::string &m, const std::string
 	return e;
 }
 
+Result<TargetAccess> parameter_access(const KernelFunction &f, const std::string &name)
+{
+	std::string where = f.tracepoint ? " in tracepoint " + f.name : " in " + f.name + "()";
+	TargetAccess acc;
+	bool found = false;
+	for (const KernelParam &p : f.params)
+		if (p.name == name) {
+			if (p.arg < 0)
+				return fail("parameter '$" + p.name + "' of type " + p.type + where +
+					    (f.tracepoint ? " is not an integer or pointer"
+							  : " is not an integer or pointer in an argument register"));
+			acc.arg = p.arg;
+			if (f.tracepoint)
+				acc.base = TargetAccess::TpArg;
+			found = true;
+		}
+	if (found)
+		return acc;
+	std::string names;
+	for (const KernelParam &p : f.params)
+		names += (names.empty() ? "" : " ") + ("$" + p.name);
+	return fail("'$" + name + "' is not " +
+		    (f.tracepoint ? "an argument of tracepoint " + f.name
+				  : "a parameter of " + f.name + "()") +
+		    (names.empty() ? " (it has none)"
+				   : (f.tracepoint ? " (arguments: " : " (parameters: ") + names + ")"));
+}
+
 std::string describe_vars(const KernelFunction &f, bool in_return)
 {
 	std::string s;

@@ -191,6 +191,12 @@ struct FunctionPattern {
 };
 Result<FunctionPattern> parse_function_pattern(const std::string &pattern);
 
+// How a target variable $name of a probe on f starts: the argument that
+// holds parameter `name`, or why it cannot be read (f has no such
+// parameter, or it is not in an argument register). Implementations of
+// target_access build on it, so that these messages are the same for all.
+Result<TargetAccess> parameter_access(const KernelFunction &f, const std::string &name);
+
 // "$a:int $b:struct stp_tm_rec*" for -L (in_return: with $return).
 std::string describe_vars(const KernelFunction &f, bool in_return);
 

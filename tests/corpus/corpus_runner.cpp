@@ -164,7 +164,7 @@ int main(int argc, char **argv)
 	std::sort(files.begin(), files.end());
 	unsigned failed = 0;
 	for (const fs::path &p : files) {
-		Result r = check(kind, p, show);
+		auto r = check(kind, p, show);
 		if (!r.ok) {
 			failed++;
 			std::cout << "FAIL " << p.string() << ": " << r.why << "\n";

@@ -71,7 +71,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	TranslateOptions to;
 	to.pmu_targets = {"all"};
 	to.module_name = "stp_fuzz";
-	Elaborated e = elaborate_pass(p, to, diags);
+	Elaborated e = elaborate_pass(p, to, nullptr, diags);
 	if (!diags.has_errors()) {
 		Translated t = translate_pass(p, e, to);
 		if (t.c_source.empty())

@@ -34,20 +34,21 @@ struct Front {
 	Script script;
 };
 
-// Parses and analyzes.
+// Parses and analyzes (facts: the target kernel, nullptr: none).
 struct Checked : Front {
-	explicit Checked(std::string text) : Front(std::move(text))
+	explicit Checked(std::string text, const KernelFacts *facts = nullptr)
+		: Front(std::move(text))
 	{
 		if (!diags.has_errors())
-			sema = analyze(script, diags);
+			sema = analyze(script, facts, diags);
 	}
 	SemaResult sema;
 };
 
 // The first error of a checked script as "file:line:col: message [hint]".
-inline std::string first_error(const std::string &text)
+inline std::string first_error(const std::string &text, const KernelFacts *facts = nullptr)
 {
-	Checked c(text);
+	Checked c(text, facts);
 	for (const Diagnostic &d : c.diags.all())
 		if (d.severity == Severity::Error)
 			return d.loc.str() + ": " + d.message + (d.hint.empty() ? "" : " [" + d.hint + "]");

@@ -12,11 +12,10 @@
 
 #include "frontend_helpers.h"
 #include "translator/codegen/codegen.h"
-#include "translator/kernelinfo/tracequery.h"
+#include "translator/kernelinfo/dwarf_facts.h"
 
 using namespace stap_pmu;
 using stap_pmu::test::Checked;
-using stap_pmu::test::first_error;
 namespace fs = std::filesystem;
 
 namespace {
@@ -27,26 +26,30 @@ void write(const fs::path &p, const std::string &text)
 	std::ofstream(p) << text;
 }
 
+// The error of split_tracepoint_spec(spec), "" when it splits.
+std::string split_error(const std::string &spec)
+{
+	auto r = split_tracepoint_spec(spec);
+	return r ? "" : r.error().what;
+}
+
 TEST(Tracepoint, SplitSpec)
 {
-	std::string sys, ev, err;
-	ASSERT_TRUE(tracequery::split_spec("sched:sched_switch", sys, ev, err));
-	EXPECT_EQ(sys, "sched");
-	EXPECT_EQ(ev, "sched_switch");
-	ASSERT_TRUE(tracequery::split_spec("intel-sst:sched_wak*", sys, ev, err));
-	EXPECT_EQ(sys, "intel-sst");
-	EXPECT_EQ(ev, "sched_wak*");
-	for (const char *bad : {"sched_switch", ":x", "sched:", "a:b:c"}) {
-		EXPECT_FALSE(tracequery::split_spec(bad, sys, ev, err)) << bad;
-		EXPECT_EQ(err, "kernel.trace needs \"subsystem:event\", e.g. "
-			       "kernel.trace(\"sched:sched_switch\")");
-	}
-	EXPECT_FALSE(tracequery::split_spec("sch*:x", sys, ev, err));
-	EXPECT_EQ(err, "wildcards are only supported in the event part of kernel.trace(\"sch*:x\")");
-	EXPECT_FALSE(tracequery::split_spec("../x:y", sys, ev, err));
-	EXPECT_EQ(err, "'../x' is not a tracepoint subsystem name");
-	EXPECT_FALSE(tracequery::split_spec("sched:a b", sys, ev, err));
-	EXPECT_EQ(err, "'a b' is not a tracepoint name or pattern");
+	auto r = split_tracepoint_spec("sched:sched_switch");
+	ASSERT_TRUE(r);
+	EXPECT_EQ(r->sys, "sched");
+	EXPECT_EQ(r->event, "sched_switch");
+	r = split_tracepoint_spec("intel-sst:sched_wak*");
+	ASSERT_TRUE(r);
+	EXPECT_EQ(r->sys, "intel-sst");
+	EXPECT_EQ(r->event, "sched_wak*");
+	for (const char *bad : {"sched_switch", ":x", "sched:", "a:b:c"})
+		EXPECT_EQ(split_error(bad), "kernel.trace needs \"subsystem:event\", e.g. "
+					    "kernel.trace(\"sched:sched_switch\")") << bad;
+	EXPECT_EQ(split_error("sch*:x"),
+		  "wildcards are only supported in the event part of kernel.trace(\"sch*:x\")");
+	EXPECT_EQ(split_error("../x:y"), "'../x' is not a tracepoint subsystem name");
+	EXPECT_EQ(split_error("sched:a b"), "'a b' is not a tracepoint name or pattern");
 }
 
 TEST(Tracepoint, QuerySourceRedefinesEveryDeclarationMacro)
@@ -81,11 +84,45 @@ TEST(Tracepoint, IncludeDirsFollowDebiansSplitHeaders)
 	fs::remove_all(t);
 }
 
-// A fake kernel tree whose trace/events/fakesys.h defines the query
-// functions directly, compiled with gcc -g -c: real DWARF, no kbuild.
-struct FakeKernel : ::testing::Test {
+// Builds "query modules" for the fake kernel tree below with gcc -g -c.
+struct FakeBuilder : tracequery::QueryModuleBuilder {
 	static inline fs::path dir;
 	static inline int builds = 0;
+
+	Result<tracequery::Target> target() const override
+	{
+		tracequery::Target t;
+		t.tree = dir.string();
+		t.release = "9.9.9-test";
+		return t;
+	}
+	Result<std::string> build(const tracequery::Target &, const std::string &name,
+				  const std::string &src) const override
+	{
+		builds++;
+		if (name != "stp_tq_fakesys" ||
+		    src.find("#include <trace/events/fakesys.h>") == std::string::npos)
+			return fail("kbuild failed (make exit status 2)", "broken.h:1:1: error: something");
+		std::string o = (dir / "q.o").string();
+		std::string cmd = "gcc -g -O0 -c -I" + (dir / "include").string() + " -o " + o + " " +
+				  (dir / "q.c").string();
+		if (std::system(cmd.c_str()) != 0)
+			return fail("gcc failed");
+		return o;
+	}
+};
+
+// A fake kernel tree whose trace/events/fakesys.h defines the query
+// functions directly, compiled with gcc -g -c: real DWARF, no kbuild. The
+// facts are DwarfKernelFacts with the fake builder.
+struct FakeKernel : ::testing::Test {
+	static inline fs::path dir;
+	static inline std::unique_ptr<DwarfKernelFacts> facts;
+	static int builds() { return FakeBuilder::builds; }
+	static std::string first_error(const std::string &text)
+	{
+		return test::first_error(text, facts.get());
+	}
 
 	static void SetUpTestSuite()
 	{
@@ -102,44 +139,23 @@ struct FakeKernel : ::testing::Test {
 		write(dir / "include/trace/events/broken.h", "");
 		write(dir / "q.c", "#include <stdbool.h>\n#include <trace/events/fakesys.h>\n"
 				    "void stp_tq_not_from_the_header(int z) { }\n");
-		tracequery::Config &c = tracequery::config();
-		c.target = [](std::string &) {
-			tracequery::Target t;
-			t.tree = dir.string();
-			t.release = "9.9.9-test";
-			return std::optional<tracequery::Target>(t);
-		};
-		c.build = [](const tracequery::Target &, const std::string &name, const std::string &src,
-			     std::string &err, std::string &detail) -> std::optional<std::string> {
-			builds++;
-			if (name != "stp_tq_fakesys" ||
-			    src.find("#include <trace/events/fakesys.h>") == std::string::npos) {
-				err = "kbuild failed (make exit status 2)";
-				detail = "broken.h:1:1: error: something";
-				return std::nullopt;
-			}
-			std::string o = (dir / "q.o").string();
-			std::string cmd = "gcc -g -O0 -c -I" + (dir / "include").string() + " -o " + o +
-					  " " + (dir / "q.c").string();
-			if (std::system(cmd.c_str()) != 0) {
-				err = "gcc failed";
-				return std::nullopt;
-			}
-			return o;
-		};
+		FakeBuilder::dir = dir;
+		facts = std::make_unique<DwarfKernelFacts>(dwarf::Options{},
+							   std::make_unique<FakeBuilder>());
 	}
 	static void TearDownTestSuite()
 	{
+		facts.reset();
 		fs::remove_all(dir);
-		tracequery::config() = {};
 	}
 };
 
 TEST_F(FakeKernel, EventsAndTheirPrototypes)
 {
-	std::string err, hint;
-	const tracequery::Subsystem *s = tracequery::subsystem("fakesys", err, hint);
-	ASSERT_NE(s, nullptr) << err;
+	TracepointLookup found = facts->tracepoints("fakesys");
+	ASSERT_TRUE(std::holds_alternative<const TracepointSubsystem *>(found))
+		<< std::get<TracepointError>(found).error.what;
+	const TracepointSubsystem *s = std::get<const TracepointSubsystem *>(found);
 	EXPECT_EQ(s->header, "trace/events/fakesys.h");
 	std::vector<std::string> names;
 	for (const auto &e : s->events)
@@ -148,16 +164,16 @@ TEST_F(FakeKernel, EventsAndTheirPrototypes)
 	EXPECT_EQ(names, (std::vector<std::string>{"ev_byval", "ev_one", "ev_two", "other"}));
 	EXPECT_EQ(s->events[0].unsupported,
 		  "argument 'v' of type struct stp_byval is not an integer or pointer (passed by value)");
-	EXPECT_EQ(tracequery::probe_params(s->events[0]), "");
-	EXPECT_EQ(tracequery::probe_params(s->events[1]),
+	EXPECT_EQ(probe_params(s->events[0]), "");
+	EXPECT_EQ(probe_params(s->events[1]),
 		  "void *__data, bool a0, void *a1, u8 a2, s16 a3, u64 a4");
-	EXPECT_EQ(tracequery::probe_params(s->events[3]), "void *__data");
-	EXPECT_EQ(dwarf::describe_vars(*s->events[1].func, false),
+	EXPECT_EQ(probe_params(s->events[3]), "void *__data");
+	EXPECT_EQ(describe_vars(*s->events[1].func, false),
 		  "$on:_Bool $f:struct stp_fake* $c:unsigned char $s:short int $u:long long unsigned int");
 	// remembered: asking again builds nothing
-	int before = builds;
-	EXPECT_EQ(tracequery::subsystem("fakesys", err, hint), s);
-	EXPECT_EQ(builds, before);
+	int before = builds();
+	EXPECT_EQ(std::get<const TracepointSubsystem *>(facts->tracepoints("fakesys")), s);
+	EXPECT_EQ(builds(), before);
 }
 
 TEST_F(FakeKernel, ErrorsAtTheSubsystemAndTheEvent)
@@ -186,7 +202,7 @@ TEST_F(FakeKernel, ErrorsAtTheSubsystemAndTheEvent)
 
 TEST_F(FakeKernel, WildcardsSkipWhatCannotBeProbed)
 {
-	Checked c("probe kernel.trace(\"fakesys:ev_*\") { println(pp()) }");
+	Checked c("probe kernel.trace(\"fakesys:ev_*\") { println(pp()) }", facts.get());
 	ASSERT_FALSE(c.diags.has_errors()) << c.rendered();
 	ASSERT_EQ(c.sema.instances.size(), 2u);
 	EXPECT_EQ(c.sema.instances[0].point.name, "kernel.trace(\"fakesys:ev_one\")");
@@ -204,11 +220,12 @@ TEST_F(FakeKernel, TargetVariablesAndGeneratedCode)
 {
 	Checked c("global n\n"
 		  "probe kernel.trace(\"fakesys:ev_one\") { n = $f->b + $s + $on; println($$parms) }\n"
-		  "probe kernel.trace(\"fakesys:other\") { n++ }");
+		  "probe kernel.trace(\"fakesys:other\") { n++ }",
+		  facts.get());
 	ASSERT_FALSE(c.diags.has_errors()) << c.rendered();
 	const ResolvedPoint &p = c.sema.instances[0].point;
 	ASSERT_EQ(p.tvars.size(), 3u);
-	EXPECT_EQ(p.tvars[0].base, dwarf::Access::TpArg);
+	EXPECT_EQ(p.tvars[0].base, TargetAccess::TpArg);
 	EXPECT_EQ(p.tvars[0].arg, 1);
 	EXPECT_EQ(p.tvars[0].offsets, (std::vector<int32_t>{8}));
 	EXPECT_EQ(p.tvars[0].size, 8u);

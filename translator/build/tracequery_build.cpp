@@ -12,7 +12,7 @@
 #include "translator/build/kbuild.h"
 #include "translator/kernelinfo/kernel.h"
 #include "translator/support/paths.h"
-#include "translator/kernelinfo/tracequery.h"
+#include "translator/build/tracequery_build.h"
 
 namespace fs = std::filesystem;
 
@@ -50,14 +50,15 @@ std::string first_errors(const std::string &log)
 	return out;
 }
 
-std::optional<Target> resolve_target(const BuilderOptions &o, std::string &err)
+} // namespace
+
+Result<Target> KbuildQueryModuleBuilder::target() const
 {
+	const BuilderOptions &o = opts_;
 	std::string host = kernel::host_debian_arch();
 	std::string arch = o.arch.empty() ? host : kernel::normalize_arch(o.arch);
-	if (arch.empty()) {
-		err = "unsupported architecture '" + o.arch + "'";
-		return std::nullopt;
-	}
+	if (arch.empty())
+		return fail("unsupported architecture '" + o.arch + "'");
 	bool foreign = arch != host;
 	auto find_tree = [&]() -> Result<kernel::BuildTree> {
 		if (!foreign && !o.vm)
@@ -69,10 +70,8 @@ std::optional<Target> resolve_target(const BuilderOptions &o, std::string &err)
 		return kernel::BuildTree{g->build_dir, g->release, g->arch};
 	};
 	Result<kernel::BuildTree> found = find_tree();
-	if (!found) {
-		err = found.error().what;
-		return std::nullopt;
-	}
+	if (!found)
+		return found.error();
 	const kernel::BuildTree &tree = *found;
 	Target t;
 	t.tree = tree.dir;
@@ -91,9 +90,10 @@ std::optional<Target> resolve_target(const BuilderOptions &o, std::string &err)
 	return t;
 }
 
-std::optional<std::string> build(const BuilderOptions &o, const Target &t, const std::string &name,
-				 const std::string &src, std::string &err, std::string &detail)
+Result<std::string> KbuildQueryModuleBuilder::build(const Target &t, const std::string &name,
+						    const std::string &src) const
 {
+	const BuilderOptions &o = opts_;
 	auto start = std::chrono::steady_clock::now();
 	cache::Key k;
 	k.add("tracequery", "1");
@@ -119,11 +119,12 @@ std::optional<std::string> build(const BuilderOptions &o, const Target &t, const
 			if (o.verbose)
 				std::cerr << "Pass 2: tracepoint query " << name << " from the module cache ("
 					  << *p << ")\n";
-			return p;
+			return *p;
 		}
+	std::string err;
 	std::string tmpl = make_temp_dir("stap-pmu-tq", err);
 	if (tmpl.empty())
-		return std::nullopt;
+		return fail(err);
 	KbuildRequest kr;
 	kr.module_name = name;
 	kr.c_source = src;
@@ -136,11 +137,9 @@ std::optional<std::string> build(const BuilderOptions &o, const Target &t, const
 	kr.extra_ccflags = "-g";
 	KbuildResult res = kbuild(kr);
 	if (!res.ok) {
-		err = res.error;
-		detail = first_errors(res.log);
 		std::error_code ec;
 		fs::remove_all(tmpl, ec);
-		return std::nullopt;
+		return fail(res.error, first_errors(res.log));
 	}
 	if (o.verbose)
 		std::cerr << "Pass 2: built tracepoint query " << name << " in "
@@ -161,18 +160,6 @@ std::optional<std::string> build(const BuilderOptions &o, const Target &t, const
 	std::call_once(once, [] { std::atexit(remove_leftovers); });
 	leftovers().push_back(tmpl);
 	return res.ko_path;
-}
-
-} // namespace
-
-void setup_builder(const BuilderOptions &opts)
-{
-	Config &c = config();
-	c.target = [opts](std::string &err) { return resolve_target(opts, err); };
-	c.build = [opts](const Target &t, const std::string &name, const std::string &src,
-			 std::string &err, std::string &detail) {
-		return build(opts, t, name, src, err, detail);
-	};
 }
 
 } // namespace stap_pmu::tracequery

@@ -103,7 +103,7 @@ std::string Emitter::cast_ref(const Expr &e)
 	auto it = sema_.cast_of.find(&e);
 	if (it == sema_.cast_of.end() || e.args.empty())
 		return "0";
-	const dwarf::Access &a = it->second;
+	const TargetAccess &a = it->second;
 	may_fail_ = true;
 	std::string d = uniq("stp_cast_");
 	std::string off;

@@ -1,6 +1,5 @@
 // codegen_tables.cpp - Emitter: globals (scalars, per-CPU statistics, arrays), map, probe and target-variable tables.
 #include "translator/codegen/codegen_impl.h"
-#include "translator/kernelinfo/tracequery.h"
 
 namespace stap_pmu::codegen_impl {
 
@@ -122,11 +121,11 @@ void Emitter::tvar_tables()
 		if (p.tvars.empty())
 			continue;
 		os_ << "static const struct stp_tvar stp_tvars_" << i << "[] = {\n";
-		for (const dwarf::Access &a : p.tvars) {
+		for (const TargetAccess &a : p.tvars) {
 			os_ << "\t{ .base = "
-			    << (a.base == dwarf::Access::Return  ? "STP_TVAR_RETURN"
-				: a.base == dwarf::Access::TpArg ? "STP_TVAR_TPARG"
-								 : "STP_TVAR_ARG")
+			    << (a.base == TargetAccess::Return  ? "STP_TVAR_RETURN"
+				: a.base == TargetAccess::TpArg ? "STP_TVAR_TPARG"
+								: "STP_TVAR_ARG")
 			    << ", .arg = " << a.arg << ", .size = " << a.size
 			    << ", .is_signed = " << a.is_signed << ", .nderef = " << a.offsets.size()
 			    << ", .deref_last = " << a.deref_last << ", .at_entry = " << a.at_entry
@@ -164,11 +163,11 @@ void Emitter::tracepoint_functions()
 		const ResolvedPoint &p = sema_.instances[i].point;
 		if (p.kind != ProbeKind::Tracepoint || !p.func)
 			continue;
-		tracequery::Event ev;
+		TracepointEvent ev;
 		ev.func = p.func;
 		const auto &params = p.func->params;
 		os_ << "/* " << p.name << " */\n"
-		    << "static void stp_tp_" << i << "(" << tracequery::probe_params(ev) << ")\n{\n";
+		    << "static void stp_tp_" << i << "(" << probe_params(ev) << ")\n{\n";
 		if (!params.empty()) {
 			os_ << "\tconst u64 args[" << params.size() << "] = {";
 			for (size_t j = 0; j < params.size(); j++)
@@ -199,7 +198,7 @@ void Emitter::probe_table()
 			    << p.tvars.size() << ",\n";
 		if (p.kind == ProbeKind::Tracepoint && p.func) {
 			std::string names;
-			for (const dwarf::Param &a : p.func->params)
+			for (const KernelParam &a : p.func->params)
 				names += a.name + '\0';
 			os_ << "\t\t.tp_name = " << c_string(p.tracepoint) << ",\n"
 			    << "\t\t.tp_func = (void *)stp_tp_" << pidx << ",\n"

@@ -93,6 +93,7 @@ std::string pass2_summary(const Elaborated &elab)
 struct Front {
 	std::optional<int> exit;
 	Parsed parsed;
+	std::unique_ptr<KernelFacts> facts; // pass 2's target kernel
 	Translated translated;
 };
 
@@ -100,11 +101,11 @@ struct Front {
 Result<Front> parse(const Cli &cli, Diagnostics &diags, Timer &timer)
 {
 	ParseOptions popts = parse_options(cli);
-	set_kernel_facts(cli, popts);
 	Result<std::unique_ptr<SourceFile>> src = load_script(cli);
 	if (!src)
 		return src.error();
 	Front f;
+	f.facts = target_kernel_facts(cli, popts);
 	f.parsed = parse_pass(std::move(*src), popts, diags);
 	timer.pass("Pass 1: parsed user script and " +
 		   count(f.parsed.tapset_sources.size(), "library script"));
@@ -124,7 +125,7 @@ void elaborate_and_translate(const Cli &cli, const TranslateOptions &topts, Diag
 			     Timer &timer, Front &f)
 {
 	timer.restart();
-	Elaborated elab = elaborate_pass(f.parsed, topts, diags);
+	Elaborated elab = elaborate_pass(f.parsed, topts, f.facts.get(), diags);
 	diags.render(std::cerr);
 	if (!diags.has_errors())
 		timer.pass(pass2_summary(elab));

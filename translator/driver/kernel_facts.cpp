@@ -1,9 +1,9 @@
 // kernel_facts.cpp - the target kernel's facts for passes 1 and 2.
 #include "translator/driver/kernel_facts.h"
 
-#include "translator/kernelinfo/dwarf.h"
+#include "translator/build/tracequery_build.h"
+#include "translator/kernelinfo/dwarf_facts.h"
 #include "translator/kernelinfo/kernel.h"
-#include "translator/kernelinfo/tracequery.h"
 #include "translator/support/paths.h"
 
 namespace stap_pmu {
@@ -45,15 +45,17 @@ ParseOptions parse_options(const Cli &cli)
 	return po;
 }
 
-// Where kernel.function / module("m").function find DWARF (kernelinfo/dwarf.h).
-void set_kernel_facts(const Cli &cli, const ParseOptions &po)
+// The target kernel's facts for pass 2 and -l/-L: where kernel.function /
+// module("m").function find DWARF (kernelinfo/dwarf.h), and the builder of
+// tracepoint query modules (build/tracequery_build.h).
+std::unique_ptr<KernelFacts> target_kernel_facts(const Cli &cli, const ParseOptions &po)
 {
-	dwarf::Config &dc = dwarf::config();
+	dwarf::Options dc;
 	dc.release = po.pp.kernel_vr;
 	dc.module_dirs = cli.module_dirs;
 	dc.module_files = cli.vm_modules;
 	dc.vmlinux = cli.vmlinux;
-	// kernel.trace: the tracepoint query modules (tracequery.h)
+	// kernel.trace: the tracepoint query modules
 	tracequery::BuilderOptions to;
 	to.release = cli.release;
 	to.arch = !cli.arch.empty() ? cli.arch : cli.vm_arch;
@@ -61,7 +63,8 @@ void set_kernel_facts(const Cli &cli, const ParseOptions &po)
 	to.kbuild_vars = cli.kbuild_vars;
 	to.use_cache = !cli.no_cache;
 	to.verbose = cli.verbose > 0;
-	tracequery::setup_builder(to);
+	return std::make_unique<DwarfKernelFacts>(
+		dc, std::make_unique<tracequery::KbuildQueryModuleBuilder>(to));
 }
 
 } // namespace stap_pmu

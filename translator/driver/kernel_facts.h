@@ -5,6 +5,9 @@
 
 #include "translator/driver/cli.h"
 #include "translator/driver/pipeline.h"
+#include "translator/probes/kernel_facts.h"
+
+#include <memory>
 
 namespace stap_pmu {
 
@@ -12,8 +15,9 @@ namespace stap_pmu {
 // guest's with --vm; the host's uname when there is none), -g, -D and -I.
 ParseOptions parse_options(const Cli &cli);
 
-// Points pass 2's kernel queries (kernelinfo/dwarf.h, kernelinfo/tracequery.h)
-// at the target kernel, its modules and the builder of tracepoint queries.
-void set_kernel_facts(const Cli &cli, const ParseOptions &po);
+// Pass 2's input about the target kernel (probes/kernel_facts.h): its
+// functions, types and tracepoints from DWARF, its modules, and the builder
+// of tracepoint query modules.
+std::unique_ptr<KernelFacts> target_kernel_facts(const Cli &cli, const ParseOptions &po);
 
 } // namespace stap_pmu

@@ -11,8 +11,7 @@
 
 #include "translator/driver/kernel_facts.h"
 #include "translator/frontend/tapsets.h"
-#include "translator/kernelinfo/dwarf.h"
-#include "translator/kernelinfo/tracequery.h"
+#include "translator/probes/kernel_facts.h"
 
 namespace stap_pmu {
 
@@ -25,20 +24,22 @@ Result<bool> list_tracepoints(const Cli &cli, const std::string &pat, int &rc)
 	const std::string kt = "kernel.trace(\"";
 	if (pat.rfind(kt, 0) != 0 || pat.size() < kt.size() + 2 || pat.compare(pat.size() - 2, 2, "\")") != 0)
 		return false;
-	std::string spec = pat.substr(kt.size(), pat.size() - kt.size() - 2), sys, ev, err, hint;
-	if (!tracequery::split_spec(spec, sys, ev, err))
-		return fail(err);
-	set_kernel_facts(cli, parse_options(cli));
-	const tracequery::Subsystem *s = tracequery::subsystem(sys, err, hint);
-	if (!s)
-		return fail(err, hint);
+	auto spec = split_tracepoint_spec(pat.substr(kt.size(), pat.size() - kt.size() - 2));
+	if (!spec)
+		return fail(spec.error().what);
+	const std::string &sys = spec->sys, &ev = spec->event;
+	auto facts = target_kernel_facts(cli, parse_options(cli));
+	TracepointLookup found = facts->tracepoints(sys);
+	if (auto *e = std::get_if<TracepointError>(&found))
+		return e->error;
+	const TracepointSubsystem *s = std::get<const TracepointSubsystem *>(found);
 	rc = 1;
-	for (const tracequery::Event &e : s->events) {
+	for (const TracepointEvent &e : s->events) {
 		if (fnmatch(ev.c_str(), e.name.c_str(), 0) != 0)
 			continue;
 		std::cout << "kernel.trace(\"" << sys << ":" << e.name << "\")";
 		if (!cli.list_probes_vars.empty() && e.func) {
-			std::string vars = dwarf::describe_vars(*e.func, false);
+			std::string vars = describe_vars(*e.func, false);
 			if (!vars.empty())
 				std::cout << " " << vars;
 		}
@@ -75,17 +76,15 @@ Result<bool> list_dwarf_functions(const Cli &cli, const std::string &pat, int &r
 	std::string glob = rest.substr(2, end - 2), suffix = rest.substr(end + 2);
 	if (!suffix.empty() && suffix != ".return" && suffix != ".call")
 		return fail("unexpected '" + suffix + "' in '" + pat + "' (.call or .return may follow)");
-	set_kernel_facts(cli, parse_options(cli));
-	std::string err, hint;
-	auto fns = dwarf::find_functions(module, glob, err, hint);
+	auto fns = target_kernel_facts(cli, parse_options(cli))->functions(module, glob);
 	if (!fns)
-		return fail(err, hint);
+		return fns.error();
 	std::vector<std::string> lines;
-	for (const dwarf::Function &f : *fns) {
+	for (const KernelFunction &f : *fns) {
 		std::string l = prefix + ".function(\"" + f.name + "@" + f.file + ":" +
 				std::to_string(f.line) + "\")" + suffix;
 		if (!cli.list_probes_vars.empty()) {
-			std::string vars = dwarf::describe_vars(f, suffix == ".return");
+			std::string vars = describe_vars(f, suffix == ".return");
 			if (!vars.empty())
 				l += " " + vars;
 		}

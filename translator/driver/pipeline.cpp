@@ -37,10 +37,11 @@ Parsed parse_pass(std::unique_ptr<SourceFile> source, const ParseOptions &opts,
 	return p;
 }
 
-Elaborated elaborate_pass(const Parsed &p, const TranslateOptions &opts, Diagnostics &diags)
+Elaborated elaborate_pass(const Parsed &p, const TranslateOptions &opts, const KernelFacts *facts,
+			  Diagnostics &diags)
 {
 	Elaborated e;
-	e.sema = analyze(p.script, diags);
+	e.sema = analyze(p.script, facts, diags);
 	if (diags.has_errors())
 		return e;
 	// @pmu_thread counters are created for the target's task when the

@@ -58,7 +58,9 @@ struct Translated {
 Parsed parse_pass(std::unique_ptr<SourceFile> source, Diagnostics &diags);
 Parsed parse_pass(std::unique_ptr<SourceFile> source, const ParseOptions &opts,
 		  Diagnostics &diags);
-Elaborated elaborate_pass(const Parsed &p, const TranslateOptions &opts, Diagnostics &diags);
+// facts: the target kernel (nullptr: nothing is known about it, NoKernelFacts).
+Elaborated elaborate_pass(const Parsed &p, const TranslateOptions &opts, const KernelFacts *facts,
+			  Diagnostics &diags);
 Translated translate_pass(const Parsed &p, const Elaborated &e, const TranslateOptions &opts);
 
 // What -p2 prints: probes, globals, events and the candidate rows.

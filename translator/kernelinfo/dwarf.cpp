@@ -19,12 +19,6 @@ namespace stap_pmu::dwarf {
 
 namespace fs = std::filesystem;
 
-Config &config()
-{
-	static Config c;
-	return c;
-}
-
 namespace {
 
 struct Handle {
@@ -33,10 +27,40 @@ struct Handle {
 	Dwarf_Addr bias = 0;
 };
 
-// Opened files stay open for the life of the process.
-const Handle *open_file(const std::string &path, std::string &err)
+// Named struct, union and typedef definitions of one DWARF file, by
+// "struct NAME", "union NAME", "typedef NAME" (the first definition);
+// declarations only (no definition in the file) in `declared`.
+struct TypeIndex {
+	std::map<std::string, Dwarf_Off> defs;
+	std::set<std::string> declared;
+};
+
+} // namespace
+
+struct Reader::State {
+	std::map<std::string, Handle> files; // by path
+	// find_in_dir: (dir, module) -> path ("" : not there)
+	std::map<std::pair<std::string, std::string>, std::string> found;
+	std::map<Dwarf *, TypeIndex> types;
+
+	State() = default;
+	State(const State &) = delete;
+	State &operator=(const State &) = delete;
+	~State()
+	{
+		for (auto &[path, h] : files)
+			dwfl_end(h.dwfl);
+	}
+};
+
+namespace {
+
+using State = Reader::State;
+
+// Opened files stay open for the life of the reader.
+Result<const Handle *> open_file(State &st, const std::string &path)
 {
-	static std::map<std::string, Handle> cache;
+	std::map<std::string, Handle> &cache = st.files;
 	auto it = cache.find(path);
 	if (it != cache.end())
 		return &it->second;
@@ -50,17 +74,16 @@ const Handle *open_file(const std::string &path, std::string &err)
 	h.dwfl = dwfl_begin(&cb);
 	Dwfl_Module *m = h.dwfl ? dwfl_report_offline(h.dwfl, path.c_str(), path.c_str(), -1) : nullptr;
 	if (!m) {
-		err = "cannot read " + path + ": " + dwfl_errmsg(-1);
+		Error e = fail("cannot read " + path + ": " + dwfl_errmsg(-1));
 		if (h.dwfl)
 			dwfl_end(h.dwfl);
-		return nullptr;
+		return e;
 	}
 	dwfl_report_end(h.dwfl, nullptr, nullptr);
 	h.dbg = dwfl_module_getdwarf(m, &h.bias);
 	if (!h.dbg) {
-		err = path + " has no DWARF debugging information";
 		dwfl_end(h.dwfl);
-		return nullptr;
+		return fail(path + " has no DWARF debugging information");
 	}
 	return &(cache[path] = h);
 }
@@ -105,9 +128,9 @@ bool is_ko_of(const fs::path &p, const std::string &module)
 
 // Searches dir recursively (each dir and module once per run: every @cast
 // and DWARF probe point of a module asks again).
-std::string find_in_dir(const std::string &dir, const std::string &module)
+std::string find_in_dir(State &st, const std::string &dir, const std::string &module)
 {
-	static std::map<std::pair<std::string, std::string>, std::string> cache;
+	auto &cache = st.found;
 	auto key = std::make_pair(dir, norm_mod(module));
 	if (auto c = cache.find(key); c != cache.end())
 		return c->second;
@@ -120,12 +143,11 @@ std::string find_in_dir(const std::string &dir, const std::string &module)
 	return found;
 }
 
-// The DWARF file of module ("" : the kernel), or "" with err/hint set.
-// for_cast: the messages are about @cast's module argument.
-std::string dwarf_file_of(const std::string &module, std::string &err, std::string &hint,
-			  bool for_cast = false)
+// The DWARF file of module ("" : the kernel). for_cast: the messages are
+// about @cast's module argument.
+Result<std::string> dwarf_file_of(State &st, const Options &c, const std::string &module,
+				  bool for_cast = false)
 {
-	const Config &c = config();
 	if (module.empty()) {
 		std::vector<std::string> cands;
 		if (!c.vmlinux.empty())
@@ -136,14 +158,7 @@ std::string dwarf_file_of(const std::string &module, std::string &err, std::stri
 		for (const std::string &p : cands)
 			if (fs::is_regular_file(p))
 				return p;
-		err = std::string(for_cast ? "@cast(..., \"kernel\")" : "kernel.function") +
-		      " needs the kernel's DWARF: " + cands[c.vmlinux.empty() ? 0 : 1] + " not found";
-		hint = "give a debug vmlinux with --vmlinux FILE (package linux-image-" + c.release +
-		       (for_cast ? "-dbg), or name a module whose DWARF defines the type: "
-				   "@cast(p, \"struct NAME\", \"MODULE\")"
-				 : "-dbg), or probe by symbol with kprobe.function(\"name\"), which needs "
-				   "no DWARF");
-		return "";
+		return kernel_info_missing(c.release, cands[c.vmlinux.empty() ? 0 : 1], for_cast);
 	}
 	for (const std::string &f : c.module_files)
 		if (is_ko_of(f, module))
@@ -151,18 +166,14 @@ std::string dwarf_file_of(const std::string &module, std::string &err, std::stri
 	std::vector<std::string> dirs = c.module_dirs;
 	dirs.push_back("/lib/modules/" + c.release);
 	for (const std::string &d : dirs) {
-		std::string p = find_in_dir(d, module);
+		std::string p = find_in_dir(st, d, module);
 		if (!p.empty())
 			return p;
 	}
-	err = (for_cast ? "@cast(..., \"" + module + "\")" : "module(\"" + module + "\")") +
-	      " needs " + module + ".ko with DWARF: not found in ";
+	std::string in;
 	for (size_t i = 0; i < dirs.size(); i++)
-		err += (i ? ", " : "") + dirs[i];
-	hint = for_cast ? "give its directory with --module-dir DIR, or the file with --vm-module FILE.ko"
-			: "give its directory with --module-dir DIR, or probe by symbol with "
-			  "kprobe.module(\"" + module + "\").function(\"name\"), which needs no DWARF";
-	return "";
+		in += (i ? ", " : "") + dirs[i];
+	return module_info_missing(module, in, for_cast);
 }
 
 bool type_die(Dwarf_Die *die, Dwarf_Die *out)
@@ -307,17 +318,9 @@ void member_names(Dwarf_Die *t, std::vector<std::string> &out)
 	} while (dwarf_siblingof(&m, &m) == 0);
 }
 
-// Named struct, union and typedef definitions of one DWARF file, by
-// "struct NAME", "union NAME", "typedef NAME" (the first definition);
-// declarations only (no definition in the file) in `declared`.
-struct TypeIndex {
-	std::map<std::string, Dwarf_Off> defs;
-	std::set<std::string> declared;
-};
-
-const TypeIndex &type_index(Dwarf *dbg)
+const TypeIndex &type_index(State &st, Dwarf *dbg)
 {
-	static std::map<Dwarf *, TypeIndex> cache;
+	std::map<Dwarf *, TypeIndex> &cache = st.types;
 	auto it = cache.find(dbg);
 	if (it != cache.end())
 		return it->second;
@@ -353,7 +356,7 @@ const TypeIndex &type_index(Dwarf *dbg)
 
 // A struct or union that is only declared here (a pointer to a type
 // defined in another compilation unit): its definition in the same file.
-void complete(Dwarf_Die *t)
+void complete(State &st, Dwarf_Die *t)
 {
 	int tag = dwarf_tag(t);
 	const char *nm = dwarf_diename(t);
@@ -363,7 +366,7 @@ void complete(Dwarf_Die *t)
 	Dwarf *dbg = dwarf_cu_getdwarf(t->cu);
 	if (!dbg)
 		return;
-	const TypeIndex &ix = type_index(dbg);
+	const TypeIndex &ix = type_index(st, dbg);
 	auto it = ix.defs.find((tag == DW_TAG_structure_type ? "struct " : "union ") + std::string(nm));
 	Dwarf_Die def;
 	if (it != ix.defs.end() && dwarf_offdie(dbg, it->second, &def))
@@ -384,8 +387,8 @@ struct WalkFail {
 // the value its address) and appends the member's offset. The last type
 // gives the size and signedness of a scalar, which is read; an array or
 // struct member gives its address.
-bool walk_members(Dwarf_Die t, bool pointee, const std::vector<std::string> &members,
-		  Access &acc, WalkFail &fail)
+bool walk_members(State &st, Dwarf_Die t, bool pointee, const std::vector<std::string> &members,
+		  TargetAccess &acc, WalkFail &fail)
 {
 	for (size_t i = 0; i < members.size(); i++) {
 		Dwarf_Die pt = t;
@@ -393,7 +396,7 @@ bool walk_members(Dwarf_Die t, bool pointee, const std::vector<std::string> &mem
 		if (ok && !(pointee && i == 0))
 			ok = dwarf_tag(&pt) == DW_TAG_pointer_type && type_die(&pt, &pt) && strip(&pt);
 		if (ok)
-			complete(&pt);
+			complete(st, &pt);
 		if (!ok || (dwarf_tag(&pt) != DW_TAG_structure_type && dwarf_tag(&pt) != DW_TAG_union_type)) {
 			fail.what = WalkFail::NotPointer;
 			fail.step = i;
@@ -434,10 +437,10 @@ bool walk_members(Dwarf_Die t, bool pointee, const std::vector<std::string> &mem
 		fail.what = WalkFail::NotScalar;
 		return false;
 	}
-	Dwarf_Die st = t;
-	strip(&st);
-	if (dwarf_tag(&st) != DW_TAG_array_type && dwarf_tag(&st) != DW_TAG_structure_type &&
-	    dwarf_tag(&st) != DW_TAG_union_type) {
+	Dwarf_Die bare = t;
+	strip(&bare);
+	if (dwarf_tag(&bare) != DW_TAG_array_type && dwarf_tag(&bare) != DW_TAG_structure_type &&
+	    dwarf_tag(&bare) != DW_TAG_union_type) {
 		fail.what = WalkFail::Unreadable;
 		return false;
 	}
@@ -472,10 +475,10 @@ std::string abi_type(Dwarf_Die t)
 }
 
 // positional: a tracepoint prototype, every parameter's arg is its position
-Function make_function(Dwarf_Die *fn, const std::string &module, const std::string &file,
+KernelFunction make_function(Dwarf_Die *fn, const std::string &module, const std::string &file,
 		       bool positional = false)
 {
-	Function f;
+	KernelFunction f;
 	const char *nm = dwarf_diename(fn);
 	f.name = nm ? nm : "";
 	f.module = module;
@@ -487,8 +490,8 @@ Function make_function(Dwarf_Die *fn, const std::string &module, const std::stri
 	unsigned sz;
 	bool sg;
 	f.ret_scalar = type_die(fn, &rt) && scalar(rt, sz, sg);
-	f.dwarf_file = file;
-	f.die = dwarf_dieoffset(fn);
+	f.info_file = file;
+	f.info_id = dwarf_dieoffset(fn);
 	f.tracepoint = positional;
 	Dwarf_Die p;
 	int idx = 0;
@@ -496,7 +499,7 @@ Function make_function(Dwarf_Die *fn, const std::string &module, const std::stri
 		do {
 			if (dwarf_tag(&p) != DW_TAG_formal_parameter)
 				continue;
-			Param pa;
+			KernelParam pa;
 			const char *pn = dwarf_diename(&p);
 			pa.name = pn ? pn : "";
 			pa.type = type_str(&p);
@@ -524,117 +527,273 @@ bool file_matches(const std::string &glob, const std::string &file)
 	       fnmatch(("*/" + glob).c_str(), file.c_str(), 0) == 0;
 }
 
+
+// The offset into fn of the first statement of `line` in a file matching
+// file_glob; nothing when the line holds none of fn's statements.
+std::optional<uint32_t> line_offset(Dwarf_Die *cu, Dwarf_Die *fn, int line,
+				    const std::string &file_glob)
+{
+	Dwarf_Addr lo = 0, hi = 0;
+	Dwarf_Lines *lines;
+	size_t n;
+	if (dwarf_lowpc(fn, &lo) != 0 || dwarf_highpc(fn, &hi) != 0 ||
+	    dwarf_getsrclines(cu, &lines, &n) != 0)
+		return std::nullopt;
+	Dwarf_Addr best = 0;
+	bool found = false;
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		int ln;
+		Dwarf_Addr a;
+		bool stmt = false;
+		const char *src = dwarf_linesrc(l, nullptr, nullptr);
+		if (dwarf_lineno(l, &ln) != 0 || ln != line || dwarf_lineaddr(l, &a) != 0 ||
+		    a < lo || a >= hi || dwarf_linebeginstatement(l, &stmt) != 0 || !stmt ||
+		    !src || !file_matches(file_glob, src))
+			continue;
+		if (!found || a < best)
+			best = a;
+		found = true;
+	}
+	if (!found)
+		return std::nullopt;
+	return static_cast<uint32_t>(best - lo);
+}
+
+bool by_name(const KernelFunction &a, const KernelFunction &b)
+{
+	return a.name < b.name;
+}
+
+// The message for a target variable whose member walk failed.
+std::string tvar_walk_error(const WalkFail &fail, const std::string &var,
+			    const std::vector<std::string> &members, const std::string &where)
+{
+	// "$a->b" up to the failing step (NotScalar, Unreadable: all of it)
+	size_t upto = fail.what == WalkFail::NotScalar || fail.what == WalkFail::Unreadable
+			      ? members.size() : fail.step;
+	std::string path = "$" + var;
+	for (size_t i = 0; i < upto; i++)
+		path += "->" + members[i];
+	switch (fail.what) {
+	case WalkFail::NotPointer:
+		return "'" + path + "' is not a pointer to a struct or union" + where +
+		       ", cannot use '->" + members[fail.step] + "'";
+	case WalkFail::Incomplete:
+	case WalkFail::NoMember:
+	case WalkFail::BitField:
+		return "no member '" + members[fail.step] + "' (or a bit field) in the type of '" +
+		       path + "'" + where;
+	case WalkFail::Unreadable:
+		return "'" + path + "' has a type stap-pmu cannot read" + where;
+	case WalkFail::NotScalar:
+		break;
+	}
+	return "'" + path + "' is not an integer or pointer" + where;
+}
+
+// The DWARF type of fn's parameter `name` (which exists) in t.
+void param_type(Dwarf_Die *fn, const std::string &name, Dwarf_Die *t)
+{
+	Dwarf_Die p;
+	dwarf_child(fn, &p);
+	do {
+		const char *pn = dwarf_diename(&p);
+		if (dwarf_tag(&p) == DW_TAG_formal_parameter && pn && name == pn)
+			break;
+	} while (dwarf_siblingof(&p, &p) == 0);
+	type_die(&p, t);
+}
+
+// The index keys a @cast type may be defined under, in the order tried.
+std::vector<std::string> cast_keys(const CastType &t)
+{
+	if (!t.keyword.empty())
+		return {t.keyword + " " + t.name};
+	return {"typedef " + t.name, "struct " + t.name, "union " + t.name};
+}
+
+// The message for a @cast whose member walk in `path` failed.
+CastError cast_walk_error(const WalkFail &fail, const std::vector<std::string> &members,
+			  const std::string &shown, const std::string &path)
+{
+	CastError e;
+	e.part = CastError::Member;
+	e.member = fail.step;
+	std::string before; // "->a->b" up to the failing member
+	for (size_t i = 0; i < fail.step; i++)
+		before += "->" + members[i];
+	const std::string &mem = members[fail.step];
+	switch (fail.what) {
+	case WalkFail::NotPointer:
+		e.msg = fail.step == 0
+				? "'" + shown + "' is " + fail.type +
+					  ", not a struct or union: cannot use '->" + mem + "'"
+				: "'" + before + "' of " + shown + " is " + fail.type +
+					  ", not a pointer to a struct or union: cannot use '->" + mem + "'";
+		break;
+	case WalkFail::Incomplete:
+		e.msg = fail.type + " is only declared in " + path + ": cannot use '->" + mem + "'";
+		e.hint = "name the module (or \"kernel\") that defines it";
+		break;
+	case WalkFail::NoMember: {
+		e.msg = "no member '" + mem + "' in " + fail.type;
+		std::string near = closest_name(mem, fail.names);
+		std::string list;
+		for (size_t i = 0; i < fail.names.size() && i < 8; i++)
+			list += (i ? ", " : "") + fail.names[i];
+		if (fail.names.size() > 8)
+			list += ", ... (" + std::to_string(fail.names.size()) + " in all)";
+		e.hint = (near.empty() ? "" : "did you mean '" + near + "'? ") + fail.type +
+			 (list.empty() ? " has no members" : " has " + list);
+		break;
+	}
+	case WalkFail::BitField:
+		e.msg = "'" + mem + "' of " + fail.type + " is a bit field, which stap-pmu cannot read";
+		break;
+	case WalkFail::Unreadable:
+	case WalkFail::NotScalar:
+		e.msg = "'" + before + "->" + mem + "' of " + shown +
+			" has a type stap-pmu cannot read (" + fail.type + ")";
+		break;
+	}
+	return e;
+}
+
+// Candidates for "did you mean" among ix's types, spelled as they would be
+// used (keyword: @cast's, "" : none).
+void near_types(const TypeIndex &ix, const std::string &keyword,
+		std::map<std::string, std::string> &near_names)
+{
+	for (const auto &[k, o] : ix.defs) {
+		(void)o;
+		std::string bare = k.substr(k.find(' ') + 1);
+		bool same = keyword.empty() || k.rfind(keyword + " ", 0) == 0;
+		if (!near_names.count(bare) || same)
+			near_names[bare] = keyword.empty() || k.rfind("typedef ", 0) == 0 ? bare : k;
+	}
+}
+
+// The message for a @cast type that none of the `searched` files defines.
+CastError cast_type_missing(State &st, const CastType &t, const std::vector<std::string> &searched,
+			    std::map<std::string, std::string> &near_names)
+{
+	CastError e;
+	e.part = CastError::Type;
+	bool declared = false;
+	for (const std::string &p : searched) {
+		auto h = open_file(st, p);
+		if (h)
+			for (const std::string &k : cast_keys(t))
+				declared = declared || type_index(st, (*h)->dbg).declared.count(k);
+	}
+	std::string in;
+	for (size_t i = 0; i < searched.size(); i++)
+		in += (i ? ", " : "") + searched[i];
+	e.msg = (t.keyword.empty() ? "no struct, union or typedef '" + t.name + "'" : "no " + t.shown()) +
+		(declared ? " definition" : "") + " in " + in;
+	std::vector<std::string> names;
+	for (const auto &[n, spelled] : near_names)
+		names.push_back(n);
+	std::string near = closest_name(t.name, names);
+	e.hint = !near.empty() ? "did you mean '" + near_names[near] + "'?"
+		 : declared   ? "it is only declared there; name the module (or \"kernel\") that defines it"
+			      : "";
+	return e;
+}
+
+// The file @cast's module entry m names, or the error about it.
+std::variant<std::string, CastError> cast_file(State &st, const Options &o, const std::string &m)
+{
+	CastError me;
+	me.part = CastError::Module;
+	std::string path = m;
+	if (m.find('/') == std::string::npos) {
+		auto p = dwarf_file_of(st, o, m == "kernel" ? "" : m, true);
+		if (!p) {
+			me.msg = p.error().what;
+			me.hint = p.error().hint;
+			return me;
+		}
+		path = *p;
+	} else if (!fs::is_regular_file(path)) {
+		me.msg = "@cast's module file " + path + " does not exist";
+		return me;
+	}
+	return path;
+}
+
 } // namespace
 
-std::optional<std::vector<Function>> find_functions(const std::string &module,
-						    const std::string &pattern, std::string &err,
-						    std::string &hint)
+Reader::Reader(Options opts) : opts_(std::move(opts)), state_(std::make_unique<State>()) {}
+
+Reader::~Reader() = default;
+
+Result<std::vector<KernelFunction>> Reader::find_functions(const std::string &module,
+							   const std::string &pattern) const
 {
-	std::string fglob = pattern, file_glob;
-	int line = 0;
-	size_t at = pattern.find('@');
-	if (at != std::string::npos) {
-		fglob = pattern.substr(0, at);
-		file_glob = pattern.substr(at + 1);
-		size_t colon = file_glob.rfind(':');
-		if (colon != std::string::npos) {
-			std::string ln = file_glob.substr(colon + 1);
-			if (ln.empty() || ln.find_first_not_of("0123456789") != std::string::npos) {
-				err = "bad line number '" + ln + "' in '" + pattern + "'";
-				return std::nullopt;
-			}
-			line = std::stoi(ln);
-			file_glob = file_glob.substr(0, colon);
-		}
-	}
-	std::string path = dwarf_file_of(module, err, hint);
-	if (path.empty())
-		return std::nullopt;
-	const Handle *h = open_file(path, err);
+	auto fp = parse_function_pattern(pattern);
+	if (!fp)
+		return fp.error();
+	auto path = dwarf_file_of(*state_, opts_, module);
+	if (!path)
+		return path.error();
+	auto h = open_file(*state_, *path);
 	if (!h)
-		return std::nullopt;
-	std::vector<Function> out;
+		return h.error();
+	std::vector<KernelFunction> out;
 	std::set<std::string> seen;
-	each_defined_function(h, [&](Dwarf_Die *cu, Dwarf_Die *fnp) {
-		Dwarf_Die &fn = *fnp;
-		const char *nm = dwarf_diename(&fn);
-		if (!nm || fnmatch(fglob.c_str(), nm, 0) != 0)
+	each_defined_function(*h, [&](Dwarf_Die *cu, Dwarf_Die *fn) {
+		const char *nm = dwarf_diename(fn);
+		if (!nm || fnmatch(fp->glob.c_str(), nm, 0) != 0)
 			return;
-		Function f = make_function(&fn, module, path);
-		if (!file_matches(file_glob, f.file))
+		KernelFunction f = make_function(fn, module, *path);
+		if (!file_matches(fp->file_glob, f.file))
 			return;
-		if (line > 0) {
-			Dwarf_Addr lo = 0, hi = 0;
-			Dwarf_Lines *lines;
-			size_t n;
-			if (dwarf_lowpc(&fn, &lo) != 0 || dwarf_highpc(&fn, &hi) != 0 ||
-			    dwarf_getsrclines(cu, &lines, &n) != 0)
+		if (fp->line > 0) {
+			auto off = line_offset(cu, fn, fp->line, fp->file_glob);
+			if (!off)
 				return;
-			Dwarf_Addr best = 0;
-			bool found = false;
-			for (size_t i = 0; i < n; i++) {
-				Dwarf_Line *l = dwarf_onesrcline(lines, i);
-				int ln;
-				Dwarf_Addr a;
-				bool stmt = false;
-				const char *src = dwarf_linesrc(l, nullptr, nullptr);
-				if (dwarf_lineno(l, &ln) != 0 || ln != line || dwarf_lineaddr(l, &a) != 0 ||
-				    a < lo || a >= hi || dwarf_linebeginstatement(l, &stmt) != 0 || !stmt ||
-				    !src || !file_matches(file_glob, src))
-					continue;
-				if (!found || a < best)
-					best = a;
-				found = true;
-			}
-			if (!found)
-				return;
-			f.offset = static_cast<uint32_t>(best - lo);
-			f.line = line;
+			f.offset = *off;
+			f.line = fp->line;
 		}
 		if (seen.insert(f.name).second)
 			out.push_back(std::move(f));
 	});
-	if (out.empty()) {
-		err = "no function matches '" + pattern + "' in " + path;
-		if (line > 0)
-			hint = "the line must hold a statement of the function";
-		return std::nullopt;
-	}
-	std::sort(out.begin(), out.end(),
-		  [](const Function &a, const Function &b) { return a.name < b.name; });
+	if (out.empty())
+		return fail("no function matches '" + pattern + "' in " + *path,
+			    fp->line > 0 ? "the line must hold a statement of the function" : "");
+	std::sort(out.begin(), out.end(), by_name);
 	return out;
 }
 
-std::optional<std::vector<Function>> tracepoint_functions(const std::string &path,
-							  const std::string &prefix,
-							  const std::string &decl_suffix,
-							  std::string &err)
+Result<std::vector<KernelFunction>> Reader::tracepoint_functions(const std::string &path,
+								 const std::string &prefix,
+								 const std::string &decl_suffix) const
 {
-	const Handle *h = open_file(path, err);
+	auto h = open_file(*state_, path);
 	if (!h)
-		return std::nullopt;
+		return h.error();
 	auto ends_with = [](const std::string &s, const std::string &suf) {
 		return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
 	};
-	std::vector<Function> out;
-	each_defined_function(h, [&](Dwarf_Die *, Dwarf_Die *fnp) {
-		Dwarf_Die &fn = *fnp;
-		const char *nm = dwarf_diename(&fn);
-		const char *df = dwarf_decl_file(&fn);
+	std::vector<KernelFunction> out;
+	each_defined_function(*h, [&](Dwarf_Die *, Dwarf_Die *fn) {
+		const char *nm = dwarf_diename(fn);
+		const char *df = dwarf_decl_file(fn);
 		if (!nm || std::string(nm).rfind(prefix, 0) != 0 || !df ||
 		    !ends_with(df, "/" + decl_suffix))
 			return;
-		Function f = make_function(&fn, "", path, true);
+		KernelFunction f = make_function(fn, "", path, true);
 		f.name = f.name.substr(prefix.size());
 		out.push_back(std::move(f));
 	});
-	std::sort(out.begin(), out.end(),
-		  [](const Function &a, const Function &b) { return a.name < b.name; });
+	std::sort(out.begin(), out.end(), by_name);
 	return out;
 }
 
-std::optional<Access> target_access(const Function &f, const std::string &spelling,
-				    bool in_return, std::string &err)
+Result<TargetAccess> Reader::target_access(const KernelFunction &f, const std::string &spelling,
+					   bool in_return) const
 {
 	// split "$a->b->c"
 	std::vector<std::string> parts;
@@ -642,256 +801,83 @@ std::optional<Access> target_access(const Function &f, const std::string &spelli
 	for (size_t p; (p = s.find("->")) != std::string::npos; s = s.substr(p + 2))
 		parts.push_back(s.substr(0, p));
 	parts.push_back(s);
-	const Handle *h = open_file(f.dwarf_file, err);
+	auto h = open_file(*state_, f.info_file);
 	if (!h)
-		return std::nullopt;
+		return h.error();
 	Dwarf_Die fn;
-	if (!dwarf_offdie(h->dbg, f.die, &fn)) {
-		err = "lost the DWARF of " + f.name;
-		return std::nullopt;
-	}
-	Access acc;
+	if (!dwarf_offdie((*h)->dbg, f.info_id, &fn))
+		return fail("lost the DWARF of " + f.name);
+	TargetAccess acc;
 	Dwarf_Die t;
 	std::string where = f.tracepoint ? " in tracepoint " + f.name : " in " + f.name + "()";
 	if (parts[0] == "return") {
-		if (!in_return) {
-			err = "$return is only available in .return probes";
-			return std::nullopt;
-		}
-		if (!type_die(&fn, &t)) {
-			err = f.name + "() returns void: no $return";
-			return std::nullopt;
-		}
-		acc.base = Access::Return;
+		if (!in_return)
+			return fail("$return is only available in .return probes");
+		if (!type_die(&fn, &t))
+			return fail(f.name + "() returns void: no $return");
+		acc.base = TargetAccess::Return;
 	} else {
-		bool found = false;
-		for (const Param &p : f.params)
-			if (p.name == parts[0]) {
-				if (p.arg < 0) {
-					err = "parameter '$" + p.name + "' of type " + p.type + where +
-					      (f.tracepoint ? " is not an integer or pointer"
-							    : " is not an integer or pointer in an argument register");
-					return std::nullopt;
-				}
-				acc.arg = p.arg;
-				if (f.tracepoint)
-					acc.base = Access::TpArg;
-				found = true;
-			}
-		if (!found) {
-			std::string names;
-			for (const Param &p : f.params)
-				names += (names.empty() ? "" : " ") + ("$" + p.name);
-			err = "'$" + parts[0] + "' is not " +
-			      (f.tracepoint ? "an argument of tracepoint " + f.name
-					    : "a parameter of " + f.name + "()") +
-			      (names.empty() ? " (it has none)"
-					     : (f.tracepoint ? " (arguments: " : " (parameters: ") + names + ")");
-			return std::nullopt;
-		}
-		Dwarf_Die p;
-		dwarf_child(&fn, &p);
-		do {
-			const char *pn = dwarf_diename(&p);
-			if (dwarf_tag(&p) == DW_TAG_formal_parameter && pn && parts[0] == pn)
-				break;
-		} while (dwarf_siblingof(&p, &p) == 0);
-		type_die(&p, &t);
+		auto pa = parameter_access(f, parts[0]);
+		if (!pa)
+			return pa.error();
+		acc = *pa;
+		param_type(&fn, parts[0], &t);
 	}
 	std::vector<std::string> members(parts.begin() + 1, parts.end());
-	WalkFail fail;
-	if (walk_members(t, false, members, acc, fail))
+	WalkFail wf;
+	if (walk_members(*state_, t, false, members, acc, wf))
 		return acc;
-	// "$a->b" up to the failing step (NotScalar, Unreadable: all of it)
-	size_t upto = fail.what == WalkFail::NotScalar || fail.what == WalkFail::Unreadable
-			      ? members.size() : fail.step;
-	std::string path = "$" + parts[0];
-	for (size_t i = 0; i < upto; i++)
-		path += "->" + members[i];
-	switch (fail.what) {
-	case WalkFail::NotPointer:
-		err = "'" + path + "' is not a pointer to a struct or union" + where +
-		      ", cannot use '->" + members[fail.step] + "'";
-		break;
-	case WalkFail::Incomplete:
-	case WalkFail::NoMember:
-	case WalkFail::BitField:
-		err = "no member '" + members[fail.step] + "' (or a bit field) in the type of '" + path +
-		      "'" + where;
-		break;
-	case WalkFail::Unreadable:
-		err = "'" + path + "' has a type stap-pmu cannot read" + where;
-		break;
-	case WalkFail::NotScalar:
-		err = "'" + path + "' is not an integer or pointer" + where;
-		break;
-	}
-	return std::nullopt;
+	return fail(tvar_walk_error(wf, parts[0], members, where));
 }
 
-std::optional<Access> cast_access(const std::string &module, const std::string &type,
-				  const std::vector<std::string> &members, CastError &e)
+CastAccess Reader::cast_access(const std::string &module, const std::string &type,
+			       const std::vector<std::string> &members) const
 {
-	// the type's spelling: "struct NAME", "union NAME" or NAME
-	auto trim = [](std::string x) {
-		size_t b = x.find_first_not_of(" \t"), l = x.find_last_not_of(" \t");
-		return b == std::string::npos ? std::string() : x.substr(b, l - b + 1);
-	};
-	std::string name = trim(type), kw;
-	for (const char *k : {"struct", "union"})
-		if (name.rfind(k, 0) == 0 && name.size() > strlen(k) &&
-		    (name[strlen(k)] == ' ' || name[strlen(k)] == '\t')) {
-			kw = k;
-			name = trim(name.substr(strlen(k)));
-		}
-	bool ident = !name.empty() && !isdigit(static_cast<unsigned char>(name[0]));
-	for (char ch : name)
-		ident = ident && (isalnum(static_cast<unsigned char>(ch)) || ch == '_');
-	if (!ident) {
-		e.part = CastError::Type;
-		e.msg = "cannot use '" + type + "' as @cast's type";
-		e.hint = "name a struct, union or typedef: \"struct NAME\", \"union NAME\" or \"NAME\"";
-		return std::nullopt;
-	}
-	std::vector<std::string> keys;
-	if (!kw.empty())
-		keys = {kw + " " + name};
-	else
-		keys = {"typedef " + name, "struct " + name, "union " + name};
-	std::string shown = kw.empty() ? name : kw + " " + name;
-
+	auto parsed = parse_cast_type(type);
+	if (auto *e = std::get_if<CastError>(&parsed))
+		return *e;
+	const CastType &ct = std::get<CastType>(parsed);
 	// the modules, in order: the first whose DWARF defines the type
-	std::vector<std::string> mods;
-	for (size_t p = 0;;) {
-		size_t q = module.find(':', p);
-		mods.push_back(trim(module.substr(p, q == std::string::npos ? q : q - p)));
-		if (q == std::string::npos)
-			break;
-		p = q + 1;
-	}
 	std::vector<std::string> searched;
 	std::map<std::string, std::string> near_names; // name -> its spelling
 	std::optional<CastError> missing; // the first module without a DWARF file
-	for (const std::string &m : mods) {
-		if (m.empty() || m.find('<') != std::string::npos) {
-			e.part = CastError::Module;
-			e.msg = m.empty() ? "empty module name in @cast's module '" + module + "'"
-					  : "@cast with a header ('" + m + "') is not supported";
-			e.hint = "name the module whose DWARF defines the type (\"kernel\" for vmlinux)";
-			return std::nullopt;
+	for (const std::string &m : cast_modules(module)) {
+		if (auto bad = bad_cast_module(m, module))
+			return *bad;
+		auto file = cast_file(*state_, opts_, m);
+		Result<const Handle *> h = fail("");
+		if (auto *p = std::get_if<std::string>(&file)) {
+			if (!(h = open_file(*state_, *p))) {
+				CastError me;
+				me.part = CastError::Module;
+				me.msg = h.error().what;
+				file = me;
+			}
 		}
-		CastError me;
-		me.part = CastError::Module;
-		std::string path = m;
-		if (m.find('/') == std::string::npos)
-			path = dwarf_file_of(m == "kernel" ? "" : m, me.msg, me.hint, true);
-		else if (!fs::is_regular_file(path))
-			me.msg = "@cast's module file " + path + " does not exist";
-		const Handle *h = me.msg.empty() ? open_file(path, me.msg) : nullptr;
-		if (!h) {
+		if (auto *me = std::get_if<CastError>(&file)) {
 			if (!missing)
-				missing = me;
+				missing = *me;
 			continue;
 		}
+		const std::string &path = std::get<std::string>(file);
 		searched.push_back(path);
-		const TypeIndex &ix = type_index(h->dbg);
-		for (const std::string &k : keys) {
+		const TypeIndex &ix = type_index(*state_, (*h)->dbg);
+		for (const std::string &k : cast_keys(ct)) {
 			auto it = ix.defs.find(k);
 			Dwarf_Die t;
-			if (it == ix.defs.end() || !dwarf_offdie(h->dbg, it->second, &t))
+			if (it == ix.defs.end() || !dwarf_offdie((*h)->dbg, it->second, &t))
 				continue;
-			Access acc;
-			WalkFail fail;
-			if (walk_members(t, true, members, acc, fail))
+			TargetAccess acc;
+			WalkFail wf;
+			if (walk_members(*state_, t, true, members, acc, wf))
 				return acc;
-			e.part = CastError::Member;
-			e.member = fail.step;
-			std::string before; // "->a->b" up to the failing member
-			for (size_t i = 0; i < fail.step; i++)
-				before += "->" + members[i];
-			const std::string &mem = members[fail.step];
-			switch (fail.what) {
-			case WalkFail::NotPointer:
-				e.msg = fail.step == 0
-						? "'" + shown + "' is " + fail.type +
-							  ", not a struct or union: cannot use '->" + mem + "'"
-						: "'" + before + "' of " + shown + " is " + fail.type +
-							  ", not a pointer to a struct or union: cannot use '->" +
-							  mem + "'";
-				break;
-			case WalkFail::Incomplete:
-				e.msg = fail.type + " is only declared in " + path + ": cannot use '->" +
-					mem + "'";
-				e.hint = "name the module (or \"kernel\") that defines it";
-				break;
-			case WalkFail::NoMember: {
-				e.msg = "no member '" + mem + "' in " + fail.type;
-				std::string near = closest_name(mem, fail.names);
-				std::string list;
-				for (size_t i = 0; i < fail.names.size() && i < 8; i++)
-					list += (i ? ", " : "") + fail.names[i];
-				if (fail.names.size() > 8)
-					list += ", ... (" + std::to_string(fail.names.size()) + " in all)";
-				e.hint = (near.empty() ? "" : "did you mean '" + near + "'? ") + fail.type +
-					 (list.empty() ? " has no members" : " has " + list);
-				break;
-			}
-			case WalkFail::BitField:
-				e.msg = "'" + mem + "' of " + fail.type +
-					" is a bit field, which stap-pmu cannot read";
-				break;
-			case WalkFail::Unreadable:
-			case WalkFail::NotScalar:
-				e.msg = "'" + before + "->" + mem + "' of " + shown +
-					" has a type stap-pmu cannot read (" + fail.type + ")";
-				break;
-			}
-			return std::nullopt;
+			return cast_walk_error(wf, members, ct.shown(), path);
 		}
-		// candidates for "did you mean", spelled as they would be used
-		for (const auto &[k, o] : ix.defs) {
-			(void)o;
-			std::string bare = k.substr(k.find(' ') + 1);
-			bool same = kw.empty() || k.rfind(kw + " ", 0) == 0;
-			if (!near_names.count(bare) || same)
-				near_names[bare] = kw.empty() || k.rfind("typedef ", 0) == 0 ? bare : k;
-		}
+		near_types(ix, ct.keyword, near_names);
 	}
-	if (searched.empty()) {
-		e = *missing;
-		return std::nullopt;
-	}
-	e.part = CastError::Type;
-	bool declared = false;
-	for (const std::string &p : searched) {
-		std::string err;
-		if (const Handle *h = open_file(p, err))
-			for (const std::string &k : keys)
-				declared = declared || type_index(h->dbg).declared.count(k);
-	}
-	std::string in;
-	for (size_t i = 0; i < searched.size(); i++)
-		in += (i ? ", " : "") + searched[i];
-	e.msg = (kw.empty() ? "no struct, union or typedef '" + name + "'" : "no " + shown) +
-		(declared ? " definition" : "") + " in " + in;
-	std::vector<std::string> names;
-	for (const auto &[n, spelled] : near_names)
-		names.push_back(n);
-	std::string near = closest_name(name, names);
-	e.hint = !near.empty() ? "did you mean '" + near_names[near] + "'?"
-		 : declared   ? "it is only declared there; name the module (or \"kernel\") that defines it"
-			      : "";
-	return std::nullopt;
-}
-
-std::string describe_vars(const Function &f, bool in_return)
-{
-	std::string s;
-	for (const Param &p : f.params)
-		s += (s.empty() ? "" : " ") + ("$" + p.name + ":" + p.type);
-	if (in_return && f.ret_type != "void")
-		s += (s.empty() ? "" : " ") + ("$return:" + f.ret_type);
-	return s;
+	if (searched.empty())
+		return *missing;
+	return cast_type_missing(*state_, ct, searched, near_names);
 }
 
 } // namespace stap_pmu::dwarf

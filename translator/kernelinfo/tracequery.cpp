@@ -13,43 +13,6 @@ namespace fs = std::filesystem;
 
 namespace stap_pmu::tracequery {
 
-Config &config()
-{
-	static Config c;
-	return c;
-}
-
-static bool valid_sys_char(char c)
-{
-	return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
-}
-
-bool split_spec(const std::string &spec, std::string &sys, std::string &event, std::string &err)
-{
-	size_t colon = spec.find(':');
-	if (colon == std::string::npos || colon == 0 || colon + 1 == spec.size() ||
-	    spec.find(':', colon + 1) != std::string::npos) {
-		err = "kernel.trace needs \"subsystem:event\", e.g. kernel.trace(\"sched:sched_switch\")";
-		return false;
-	}
-	sys = spec.substr(0, colon);
-	event = spec.substr(colon + 1);
-	if (!std::all_of(sys.begin(), sys.end(), valid_sys_char)) {
-		err = sys.find_first_of("*?[") != std::string::npos
-			      ? "wildcards are only supported in the event part of kernel.trace(\"" +
-					spec + "\")"
-			      : "'" + sys + "' is not a tracepoint subsystem name";
-		return false;
-	}
-	for (char c : event)
-		if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '*' &&
-		    c != '?' && c != '[' && c != ']' && c != '!' && c != '-') {
-			err = "'" + event + "' is not a tracepoint name or pattern";
-			return false;
-		}
-	return true;
-}
-
 std::string query_source(const std::string &sys)
 {
 	// Every tracepoint declared by the header becomes an empty function with
@@ -134,52 +97,77 @@ std::vector<std::string> subsystems(const std::string &tree)
 	return out;
 }
 
-std::string probe_params(const Event &ev)
-{
-	if (!ev.unsupported.empty() || !ev.func)
-		return "";
-	std::string s = "void *__data";
-	for (size_t i = 0; i < ev.func->params.size(); i++)
-		s += ", " + ev.func->params[i].abi + (ev.func->params[i].abi.back() == '*' ? "" : " ") +
-		     "a" + std::to_string(i);
-	return s;
-}
+struct Tracepoints::Memo {
+	bool have_target = false;
+	Result<Target> target = fail("no target kernel configured");
+	std::map<std::string, TracepointLookup> subsystems;
+	std::vector<std::unique_ptr<TracepointSubsystem>> owned;
+};
 
 namespace {
 
-struct Memo {
-	bool have_target = false;
-	std::optional<Target> target;
-	std::string target_err;
-	struct Result {
-		std::unique_ptr<Subsystem> sys;
-		std::string err, hint;
-		bool unknown = false;
-	};
-	std::map<std::string, Result> subsystems;
-};
-
-Memo &memo()
+// The events of a query module's prototypes.
+std::unique_ptr<TracepointSubsystem> events_of(const std::string &sys, const std::string &header,
+					       std::vector<KernelFunction> &fns)
 {
-	static Memo m;
-	return m;
+	auto s = std::make_unique<TracepointSubsystem>();
+	s->name = sys;
+	s->header = header;
+	for (KernelFunction &f : fns) {
+		TracepointEvent ev;
+		ev.name = f.name;
+		for (const KernelParam &p : f.params)
+			if (p.abi.empty() && ev.unsupported.empty())
+				ev.unsupported = "argument '" + p.name + "' of type " + p.type +
+						 " is not an integer or pointer (passed by value)";
+		ev.func = std::make_shared<const KernelFunction>(std::move(f));
+		s->events.push_back(std::move(ev));
+	}
+	return s;
 }
 
-void query(const std::string &sys, Memo::Result &r)
+// The error for a subsystem without a header in t's tree.
+TracepointError unknown_subsystem(const Target &t, const std::string &sys, const std::string &header,
+				  std::string events_dir)
 {
-	Memo &m = memo();
-	Config &c = config();
+	if (events_dir.empty())
+		events_dir = t.tree + "/include";
+	std::string near = closest_name(sys, subsystems(t.tree));
+	return TracepointError{
+		fail("no tracepoint subsystem '" + sys + "': " + header + " not found in " + events_dir,
+		     near.empty() ? "subsystems are the headers in " + events_dir + "/trace/events"
+				  : "did you mean '" + near + "'?"),
+		true};
+}
+
+} // namespace
+
+Tracepoints::Tracepoints(const QueryModuleBuilder *builder, const dwarf::Reader &reader)
+	: builder_(builder), reader_(reader), memo_(std::make_unique<Memo>())
+{
+}
+
+Tracepoints::~Tracepoints() = default;
+
+TracepointLookup Tracepoints::subsystem(const std::string &sys) const
+{
+	auto it = memo_->subsystems.find(sys);
+	if (it != memo_->subsystems.end())
+		return it->second;
+	return memo_->subsystems.emplace(sys, query(sys)).first->second;
+}
+
+TracepointLookup Tracepoints::query(const std::string &sys) const
+{
+	Memo &m = *memo_;
 	if (!m.have_target) {
 		m.have_target = true;
-		if (c.target)
-			m.target = c.target(m.target_err);
-		else
-			m.target_err = "no target kernel configured";
+		if (builder_)
+			m.target = builder_->target();
 	}
-	if (!m.target) {
-		r.err = "kernel.trace needs the target kernel's build tree: " + m.target_err;
-		return;
-	}
+	if (!m.target)
+		return TracepointError{
+			fail("kernel.trace needs the target kernel's build tree: " + m.target.error().what)};
 	const Target &t = *m.target;
 	const std::string header = "trace/events/" + sys + ".h";
 	bool found = false;
@@ -190,71 +178,22 @@ void query(const std::string &sys, Memo::Result &r)
 		if (events_dir.empty() && fs::is_directory(d + "/trace/events", ec))
 			events_dir = d;
 	}
-	if (!found) {
-		r.unknown = true;
-		if (events_dir.empty())
-			events_dir = t.tree + "/include";
-		r.err = "no tracepoint subsystem '" + sys + "': " + header + " not found in " +
-			events_dir;
-		std::string near = closest_name(sys, subsystems(t.tree));
-		r.hint = near.empty() ? "subsystems are the headers in " + events_dir + "/trace/events"
-				      : "did you mean '" + near + "'?";
-		return;
-	}
-	if (!c.build) {
-		r.err = "cannot build the tracepoint query for '" + sys + "': no builder configured";
-		return;
-	}
+	if (!found)
+		return unknown_subsystem(t, sys, header, events_dir);
 	std::string name = "stp_tq_";
 	for (char ch : sys)
 		name += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
-	std::string err, detail;
-	auto ko = c.build(t, name, query_source(sys), err, detail);
-	if (!ko) {
-		r.err = "cannot compile " + header + " for " + t.release + " to read its tracepoints: " + err;
-		r.hint = detail;
-		return;
-	}
-	auto fns = dwarf::tracepoint_functions(*ko, "stp_tq_", header, err);
-	if (!fns) {
-		r.err = "cannot read the tracepoints of " + header + ": " + err;
-		return;
-	}
-	auto s = std::make_unique<Subsystem>();
-	s->name = sys;
-	s->header = header;
-	for (dwarf::Function &f : *fns) {
-		Event ev;
-		ev.name = f.name;
-		for (const dwarf::Param &p : f.params)
-			if (p.abi.empty() && ev.unsupported.empty())
-				ev.unsupported = "argument '" + p.name + "' of type " + p.type +
-						 " is not an integer or pointer (passed by value)";
-		ev.func = std::make_shared<const dwarf::Function>(std::move(f));
-		s->events.push_back(std::move(ev));
-	}
-	r.sys = std::move(s);
-}
-
-} // namespace
-
-const Subsystem *subsystem(const std::string &sys, std::string &err, std::string &hint,
-			   bool *unknown_sys)
-{
-	Memo &m = memo();
-	auto it = m.subsystems.find(sys);
-	if (it == m.subsystems.end()) {
-		it = m.subsystems.emplace(sys, Memo::Result{}).first;
-		query(sys, it->second);
-	}
-	if (unknown_sys)
-		*unknown_sys = it->second.unknown;
-	if (!it->second.sys) {
-		err = it->second.err;
-		hint = it->second.hint;
-		return nullptr;
-	}
-	return it->second.sys.get();
+	auto ko = builder_->build(t, name, query_source(sys));
+	if (!ko)
+		return TracepointError{fail("cannot compile " + header + " for " + t.release +
+						    " to read its tracepoints: " + ko.error().what,
+					    ko.error().hint)};
+	auto fns = reader_.tracepoint_functions(*ko, "stp_tq_", header);
+	if (!fns)
+		return TracepointError{
+			fail("cannot read the tracepoints of " + header + ": " + fns.error().what)};
+	m.owned.push_back(events_of(sys, header, *fns));
+	return m.owned.back().get();
 }
 
 } // namespace stap_pmu::tracequery

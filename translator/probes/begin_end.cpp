@@ -28,19 +28,19 @@ static std::optional<ResolvedPoint> resolve_once(const ProbePoint &pp, Diagnosti
 	return r;
 }
 
-static std::optional<ResolvedPoint> resolve_begin(const ProbePoint &pp, Diagnostics &d)
+static std::optional<ResolvedPoint> resolve_begin(const ProbePoint &pp, const ProbeContext &ctx)
 {
-	return resolve_once(pp, d, ProbeKind::Begin);
+	return resolve_once(pp, ctx.diags, ProbeKind::Begin);
 }
 
-static std::optional<ResolvedPoint> resolve_end(const ProbePoint &pp, Diagnostics &d)
+static std::optional<ResolvedPoint> resolve_end(const ProbePoint &pp, const ProbeContext &ctx)
 {
-	return resolve_once(pp, d, ProbeKind::End);
+	return resolve_once(pp, ctx.diags, ProbeKind::End);
 }
 
-static std::optional<ResolvedPoint> resolve_error(const ProbePoint &pp, Diagnostics &d)
+static std::optional<ResolvedPoint> resolve_error(const ProbePoint &pp, const ProbeContext &ctx)
 {
-	return resolve_once(pp, d, ProbeKind::Error);
+	return resolve_once(pp, ctx.diags, ProbeKind::Error);
 }
 
 const ProbeProvider begin_end_provider_begin = {"begin", "begin", resolve_begin};

@@ -1,13 +1,15 @@
 // dwarf_function.cpp - kernel.function("pattern") and
 // module("name").function("pattern") with .call / .return: functions found
-// in DWARF (dwarf.h), wildcards and "func@file[:line]" forms, registered as
+// in the kernel's facts (kernel_facts.h), wildcards and "func@file[:line]" forms, registered as
 // kprobes / kretprobes on "module:function" (+ the line's offset).
 #include "translator/probes/probe_kind.h"
 
 namespace stap_pmu {
 
-static std::optional<std::vector<ResolvedPoint>> resolve(const ProbePoint &pp, Diagnostics &diags)
+static std::optional<std::vector<ResolvedPoint>> resolve(const ProbePoint &pp,
+							 const ProbeContext &ctx)
 {
+	Diagnostics &diags = ctx.diags;
 	const auto &cs = pp.components;
 	std::string module;
 	size_t fi = 1;
@@ -46,14 +48,13 @@ static std::optional<std::vector<ResolvedPoint>> resolve(const ProbePoint &pp, D
 		}
 		ret = suf.name == "return";
 	}
-	std::string err, hint;
-	auto fns = dwarf::find_functions(module, f.str_arg, err, hint);
+	auto fns = ctx.facts.functions(module, f.str_arg);
 	if (!fns) {
-		diags.error(f.arg_loc, err, hint);
+		diags.error(f.arg_loc, fns.error().what, fns.error().hint);
 		return std::nullopt;
 	}
 	std::vector<ResolvedPoint> out;
-	for (dwarf::Function &fn : *fns) {
+	for (KernelFunction &fn : *fns) {
 		if (ret && fn.offset) {
 			diags.error(f.arg_loc, "a line probe ('" + f.str_arg + "') cannot be .return");
 			return std::nullopt;
@@ -68,7 +69,7 @@ static std::optional<std::vector<ResolvedPoint>> resolve(const ProbePoint &pp, D
 			spec += "@" + fn.file + ":" + std::to_string(fn.line);
 		r.name = (module.empty() ? std::string("kernel") : "module(\"" + module + "\")") +
 			 ".function(\"" + spec + "\")" + (cs.size() > 2 ? "." + cs[2].name : "");
-		r.func = std::make_shared<const dwarf::Function>(std::move(fn));
+		r.func = std::make_shared<const KernelFunction>(std::move(fn));
 		out.push_back(std::move(r));
 	}
 	return out;

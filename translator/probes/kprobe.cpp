@@ -16,8 +16,9 @@ static bool valid_symbol(const std::string &s)
 	return true;
 }
 
-static std::optional<ResolvedPoint> resolve(const ProbePoint &pp, Diagnostics &diags)
+static std::optional<ResolvedPoint> resolve(const ProbePoint &pp, const ProbeContext &ctx)
 {
+	Diagnostics &diags = ctx.diags;
 	std::vector<ProbeComponent> cs = pp.components;
 	// kprobe.module("m").function("f"): the symbol f of module m
 	std::string module;

@@ -20,8 +20,9 @@ static bool is_number(const ProbeComponent &c)
 	return c.has_arg && !c.arg_is_string;
 }
 
-static std::optional<ResolvedPoint> resolve(const ProbePoint &pp, Diagnostics &diags)
+static std::optional<ResolvedPoint> resolve(const ProbePoint &pp, const ProbeContext &ctx)
 {
+	Diagnostics &diags = ctx.diags;
 	const auto &cs = pp.components;
 	const std::string usage = "perf.event(\"EVENT\").sample(N) or .hz(F), "
 				  "perf.type(T).config(C).sample(N)";

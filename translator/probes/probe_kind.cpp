@@ -28,13 +28,13 @@ static const ProbeProvider *provider_of(const ProbePoint &pp)
 	return nullptr;
 }
 
-std::optional<ResolvedPoint> resolve_probe_point(const ProbePoint &pp, Diagnostics &diags)
+std::optional<ResolvedPoint> resolve_probe_point(const ProbePoint &pp, const ProbeContext &ctx)
 {
 	const ProbeComponent &first = pp.components.front();
 	if (const ProbeProvider *p = provider_of(pp)) {
 		if (p->resolve)
-			return p->resolve(pp, diags);
-		auto v = p->resolve_many(pp, diags);
+			return p->resolve(pp, ctx);
+		auto v = p->resolve_many(pp, ctx);
 		if (!v)
 			return std::nullopt;
 		return std::move(v->front());
@@ -42,17 +42,17 @@ std::optional<ResolvedPoint> resolve_probe_point(const ProbePoint &pp, Diagnosti
 	std::string known;
 	for (const ProbeProvider *p : providers)
 		known += std::string(known.empty() ? "" : ", ") + p->summary;
-	diags.error(first.loc, "unknown probe point '" + probe_point_str(pp) + "'",
+	ctx.diags.error(first.loc, "unknown probe point '" + probe_point_str(pp) + "'",
 		    "probe points known: " + known);
 	return std::nullopt;
 }
 
 std::optional<std::vector<ResolvedPoint>> resolve_probe_points(const ProbePoint &pp,
-							       Diagnostics &diags)
+							       const ProbeContext &ctx)
 {
 	if (const ProbeProvider *p = provider_of(pp); p && p->resolve_many)
-		return p->resolve_many(pp, diags);
-	auto r = resolve_probe_point(pp, diags);
+		return p->resolve_many(pp, ctx);
+	auto r = resolve_probe_point(pp, ctx);
 	if (!r)
 		return std::nullopt;
 	std::vector<ResolvedPoint> v;

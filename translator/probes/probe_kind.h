@@ -10,7 +10,7 @@
 
 #include "translator/frontend/ast.h"
 #include "translator/frontend/diagnostics.h"
-#include "translator/kernelinfo/dwarf.h"
+#include "translator/probes/kernel_facts.h"
 
 namespace stap_pmu {
 
@@ -24,11 +24,11 @@ struct ResolvedPoint {
 	uint32_t offset = 0;   // kprobes: bytes into symbol (func@file:line)
 	// DWARF probe points: the function (for target variables); target
 	// variables of the body, in the order of the body's spellings (sema)
-	std::shared_ptr<const dwarf::Function> func;
-	std::vector<dwarf::Access> tvars;
+	std::shared_ptr<const KernelFunction> func;
+	std::vector<TargetAccess> tvars;
 	// $$parms of a DWARF entry probe: each parameter's name and how to read
 	// it (nothing: not in a register at entry, printed as "?")
-	std::vector<std::pair<std::string, std::optional<dwarf::Access>>> parms;
+	std::vector<std::pair<std::string, std::optional<TargetAccess>>> parms;
 	std::string tracepoint; // kernel.trace: the tracepoint's name ("sched_switch")
 	uint64_t period_ns = 0; // timers
 	uint64_t randomize_ns = 0; // timers: each period is period_ns +- up to this
@@ -44,15 +44,22 @@ struct ResolvedPoint {
 	size_t event_index = SIZE_MAX;
 };
 
+// What resolving a probe point may use: where its errors go, and the
+// target kernel's facts (kernel.function, kernel.trace).
+struct ProbeContext {
+	Diagnostics &diags;
+	const KernelFacts &facts;
+};
+
 struct ProbeProvider {
 	const char *first;   // first component this provider owns: "kprobe", "timer"
 	const char *summary; // for the "unknown probe point" hint
 	// Resolves pp (whose first component is `first`); reports errors itself
 	// and returns nothing on failure.
-	std::optional<ResolvedPoint> (*resolve)(const ProbePoint &pp, Diagnostics &diags);
+	std::optional<ResolvedPoint> (*resolve)(const ProbePoint &pp, const ProbeContext &ctx);
 	// Providers whose points expand to several (wildcards) set this instead.
 	std::optional<std::vector<ResolvedPoint>> (*resolve_many)(const ProbePoint &pp,
-								  Diagnostics &diags) = nullptr;
+								  const ProbeContext &ctx) = nullptr;
 	// Set: the provider owns only points whose second component is this
 	// ("trace" of kernel.trace); it is tried before those of the same first.
 	const char *second = nullptr;
@@ -70,10 +77,17 @@ extern const ProbeProvider dwarf_module_provider;
 extern const ProbeProvider tracepoint_provider;
 
 // Resolves any probe point, reporting unknown ones with the list of kinds.
-std::optional<ResolvedPoint> resolve_probe_point(const ProbePoint &pp, Diagnostics &diags);
+std::optional<ResolvedPoint> resolve_probe_point(const ProbePoint &pp, const ProbeContext &ctx);
 // The same, for every point a wildcard expands to.
 std::optional<std::vector<ResolvedPoint>> resolve_probe_points(const ProbePoint &pp,
-							       Diagnostics &diags);
+							       const ProbeContext &ctx);
+
+// kernel.trace's "subsystem:event" split in two; the error unless both
+// parts are there and only the event part has wildcards.
+struct TracepointSpec {
+	std::string sys, event;
+};
+Result<TracepointSpec> split_tracepoint_spec(const std::string &spec);
 
 const char *probe_kind_name(ProbeKind k);
 

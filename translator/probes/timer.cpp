@@ -50,8 +50,9 @@ static uint64_t scaled(const Unit *unit, uint64_t n)
 	return n * unit->ns;
 }
 
-static std::optional<ResolvedPoint> resolve(const ProbePoint &pp, Diagnostics &diags)
+static std::optional<ResolvedPoint> resolve(const ProbePoint &pp, const ProbeContext &ctx)
 {
+	Diagnostics &diags = ctx.diags;
 	const auto &cs = pp.components;
 	if (cs.size() >= 2 && cs[1].name == "profile")
 		return profile(pp, diags);

@@ -1,15 +1,41 @@
 // tracepoint.cpp - kernel.trace("subsystem:event"): the kernel's static
 // tracepoints, by name or with wildcards in the event part. Their arguments
-// (names and types) come from a query module's DWARF (tracequery.h); the
+// (names and types) come from the kernel's facts (kernel_facts.h); the
 // runtime registers each with tracepoint_probe_register()
 // (runtime/stp_tracepoint.h).
 #include <fnmatch.h>
 
+#include <algorithm>
+#include <cctype>
+
 #include "translator/probes/probe_kind.h"
 #include "translator/support/suggest.h"
-#include "translator/kernelinfo/tracequery.h"
 
 namespace stap_pmu {
+
+static bool valid_sys_char(char c)
+{
+	return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+}
+
+Result<TracepointSpec> split_tracepoint_spec(const std::string &spec)
+{
+	size_t colon = spec.find(':');
+	if (colon == std::string::npos || colon == 0 || colon + 1 == spec.size() ||
+	    spec.find(':', colon + 1) != std::string::npos)
+		return fail("kernel.trace needs \"subsystem:event\", e.g. kernel.trace(\"sched:sched_switch\")");
+	TracepointSpec ts{spec.substr(0, colon), spec.substr(colon + 1)};
+	if (!std::all_of(ts.sys.begin(), ts.sys.end(), valid_sys_char))
+		return fail(ts.sys.find_first_of("*?[") != std::string::npos
+				    ? "wildcards are only supported in the event part of kernel.trace(\"" +
+					      spec + "\")"
+				    : "'" + ts.sys + "' is not a tracepoint subsystem name");
+	for (char c : ts.event)
+		if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '*' &&
+		    c != '?' && c != '[' && c != ']' && c != '!' && c != '-')
+			return fail("'" + ts.event + "' is not a tracepoint name or pattern");
+	return ts;
+}
 
 static SourceLoc shifted(SourceLoc l, size_t cols)
 {
@@ -17,8 +43,10 @@ static SourceLoc shifted(SourceLoc l, size_t cols)
 	return l;
 }
 
-static std::optional<std::vector<ResolvedPoint>> resolve(const ProbePoint &pp, Diagnostics &diags)
+static std::optional<std::vector<ResolvedPoint>> resolve(const ProbePoint &pp,
+							 const ProbeContext &ctx)
 {
+	Diagnostics &diags = ctx.diags;
 	const auto &cs = pp.components;
 	if (cs[0].has_arg) {
 		diags.error(cs[0].arg_loc, "'kernel' takes no argument");
@@ -36,23 +64,24 @@ static std::optional<std::vector<ResolvedPoint>> resolve(const ProbePoint &pp, D
 			    "kernel.trace(\"subsystem:event\") takes no suffix");
 		return std::nullopt;
 	}
-	std::string sys, event, err, hint;
-	if (!tracequery::split_spec(t.str_arg, sys, event, err)) {
-		diags.error(t.arg_loc, err);
+	auto spec = split_tracepoint_spec(t.str_arg);
+	if (!spec) {
+		diags.error(t.arg_loc, spec.error().what);
 		return std::nullopt;
 	}
+	const std::string &sys = spec->sys, &event = spec->event;
 	// the string starts after its opening quote
 	SourceLoc sys_loc = shifted(t.arg_loc, 1), ev_loc = shifted(t.arg_loc, 1 + sys.size() + 1);
-	bool unknown_sys = false;
-	const tracequery::Subsystem *s = tracequery::subsystem(sys, err, hint, &unknown_sys);
-	if (!s) {
-		diags.error(unknown_sys ? sys_loc : t.arg_loc, err, hint);
+	TracepointLookup found = ctx.facts.tracepoints(sys);
+	if (auto *e = std::get_if<TracepointError>(&found)) {
+		diags.error(e->unknown_subsystem ? sys_loc : t.arg_loc, e->error.what, e->error.hint);
 		return std::nullopt;
 	}
+	const TracepointSubsystem *s = std::get<const TracepointSubsystem *>(found);
 	bool glob = event.find_first_of("*?[") != std::string::npos;
 	std::vector<ResolvedPoint> out;
 	std::vector<std::string> names, skipped;
-	for (const tracequery::Event &ev : s->events) {
+	for (const TracepointEvent &ev : s->events) {
 		names.push_back(ev.name);
 		if (fnmatch(event.c_str(), ev.name.c_str(), 0) != 0)
 			continue;

@@ -277,9 +277,9 @@ void Checker::finish(bool report_unknown_locals)
 
 } // namespace sema_impl
 
-SemaResult analyze(const Script &script, Diagnostics &diags)
+SemaResult analyze(const Script &script, const KernelFacts *facts, Diagnostics &diags)
 {
-	return sema_impl::Checker(script, diags).run();
+	return sema_impl::Checker(script, facts_or_none(facts), diags).run();
 }
 
 } // namespace stap_pmu

@@ -92,7 +92,7 @@ struct SemaResult {
 	std::unordered_map<const Expr *, size_t> event_of;       // @pmu, @pmu_thread -> event index
 	std::unordered_map<const Expr *, size_t> tvar_of;        // $x, @entry($x) -> body tvar index
 	std::unordered_map<const Expr *, int64_t> const_of;      // @defined($x) -> 0 or 1
-	std::unordered_map<const Expr *, dwarf::Access> cast_of; // @cast(...)->m -> member steps
+	std::unordered_map<const Expr *, TargetAccess> cast_of;  // @cast(...)->m -> member steps
 	std::unordered_map<const Expr *, Format> formats;        // printf/sprintf -> format
 	std::unordered_map<const Expr *, size_t> call_of;        // Call -> function index
 	// foreach: array, keys, value; try: catch variable
@@ -112,6 +112,13 @@ struct SemaResult {
 	}
 };
 
-SemaResult analyze(const Script &script, Diagnostics &diags);
+// facts: the target kernel, which kernel.function, kernel.trace, target
+// variables and @cast ask (nullptr: none, they fail as for a kernel without
+// debugging information, NoKernelFacts).
+SemaResult analyze(const Script &script, const KernelFacts *facts, Diagnostics &diags);
+inline SemaResult analyze(const Script &script, Diagnostics &diags)
+{
+	return analyze(script, nullptr, diags);
+}
 
 } // namespace stap_pmu

@@ -27,7 +27,10 @@ struct Scope {
 
 class Checker {
 public:
-	Checker(const Script &s, Diagnostics &d) : script_(s), diags_(d) {}
+	Checker(const Script &s, const KernelFacts &f, Diagnostics &d)
+		: script_(s), facts_(f), diags_(d)
+	{
+	}
 
 	SemaResult run();
 
@@ -150,6 +153,7 @@ private:
 	void finish(bool report_unknown_locals);
 
 	const Script &script_;
+	const KernelFacts &facts_; // the target kernel
 	Diagnostics &diags_;
 	SemaResult r_;
 	Scope scope_;
@@ -159,7 +163,7 @@ private:
 	size_t cur_body_ = SIZE_MAX;
 	bool changed_ = false;
 	// @cast expressions resolved (each once): the error, or none
-	std::unordered_map<const Expr *, std::optional<dwarf::CastError>> casts_;
+	std::unordered_map<const Expr *, std::optional<CastError>> casts_;
 };
 
 } // namespace stap_pmu::sema_impl

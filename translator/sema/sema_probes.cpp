@@ -25,7 +25,7 @@ bool Checker::expand(const ProbePoint &pp, int depth, std::vector<Expansion> &ou
 	if (!alias) {
 		Expansion e;
 		Diagnostics scratch;
-		auto rps = resolve_probe_points(pp, optional ? scratch : diags_);
+		auto rps = resolve_probe_points(pp, ProbeContext{optional ? scratch : diags_, facts_});
 		if (!rps)
 			return optional;
 		for (ResolvedPoint &rp : *rps)

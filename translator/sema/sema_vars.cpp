@@ -52,8 +52,8 @@ Symbol *Checker::resolve_var(const Expr &e)
 	return sym;
 }
 
-// A target variable read ($x, $x->f, @entry($x)): resolved with DWARF for
-// every probe point of the body. Returns false when it cannot be read.
+// A target variable read ($x, $x->f, @entry($x)): resolved with the
+// kernel's facts for every probe point of the body. Returns false when it cannot be read.
 bool Checker::target_var(const Expr &e, const std::string &spelling, bool entry, bool quiet)
 {
 	if (cur_body_ == SIZE_MAX) {
@@ -69,14 +69,12 @@ bool Checker::target_var(const Expr &e, const std::string &spelling, bool entry,
 	if (k == b.tvars.size()) {
 		if (quiet) {
 			// @defined: resolve without recording
-			for (ProbeInstance &pi : r_.instances) {
-				std::string err;
+			for (ProbeInstance &pi : r_.instances)
 				if (pi.body == cur_body_ &&
 				    (!pi.point.func ||
-				     !dwarf::target_access(*pi.point.func, spelling,
-							   pi.point.kind == ProbeKind::Kretprobe, err)))
+				     !facts_.target_access(*pi.point.func, spelling,
+							   pi.point.kind == ProbeKind::Kretprobe)))
 					return false;
-			}
 			return true;
 		}
 		if (b.tvars.size() >= 63) {
@@ -108,10 +106,9 @@ bool Checker::target_var(const Expr &e, const std::string &spelling, bool entry,
 			ok = false;
 			continue;
 		}
-		std::string err;
-		auto acc = dwarf::target_access(*p.func, spelling, ret, err);
+		auto acc = facts_.target_access(*p.func, spelling, ret);
 		if (!acc) {
-			error(e.loc, err);
+			error(e.loc, acc.error().what);
 			ok = false;
 			continue;
 		}
@@ -150,11 +147,11 @@ Type Checker::var(const Expr &e)
 			}
 			if (!pi.point.parms.empty() || pi.point.func->params.empty())
 				continue;
-			for (const dwarf::Param &prm : pi.point.func->params) {
-				std::string err;
-				std::optional<dwarf::Access> a;
+			for (const KernelParam &prm : pi.point.func->params) {
+				std::optional<TargetAccess> a;
 				if (prm.arg >= 0)
-					a = dwarf::target_access(*pi.point.func, "$" + prm.name, false, err);
+					if (auto r = facts_.target_access(*pi.point.func, "$" + prm.name, false))
+						a = *r;
 				if (a && !a->offsets.empty())
 					a.reset(); // a struct passed by value: not one register
 				pi.point.parms.emplace_back(prm.name, a);
@@ -183,7 +180,7 @@ Type Checker::var(const Expr &e)
 }
 
 // @cast(p, "type"[, "module"])->member...: p read as the address of the
-// type, which is looked up once per expression in the module's DWARF (it
+// type, which is looked up once per expression in the module (it
 // does not depend on the probe point, so functions may use it too). quiet
 // (@defined): no errors; false when it cannot be read.
 bool Checker::cast_op(const Expr &e, bool quiet)
@@ -226,20 +223,22 @@ bool Checker::cast_op(const Expr &e, bool quiet)
 		return false;
 	auto it = casts_.find(&e);
 	if (it == casts_.end()) {
-		dwarf::CastError err;
-		auto acc = dwarf::cast_access(e.args.size() > 2 ? e.args[2]->text : "kernel",
-					      e.args[1]->text, e.members, err);
-		if (acc)
-			r_.cast_of[&e] = *acc;
-		it = casts_.emplace(&e, acc ? std::nullopt : std::optional(err)).first;
+		CastAccess acc = facts_.cast_access(e.args.size() > 2 ? e.args[2]->text : "kernel",
+						    e.args[1]->text, e.members);
+		std::optional<CastError> err;
+		if (auto *a = std::get_if<TargetAccess>(&acc))
+			r_.cast_of[&e] = *a;
+		else
+			err = std::get<CastError>(acc);
+		it = casts_.emplace(&e, err).first;
 	}
 	if (!it->second)
 		return true;
-	const dwarf::CastError &ce = *it->second;
-	SourceLoc loc = ce.part == dwarf::CastError::Member ? e.member_locs[ce.member]
-			: ce.part == dwarf::CastError::Type ? e.args[1]->loc
-			: e.args.size() > 2                 ? e.args[2]->loc
-							    : e.loc;
+	const CastError &ce = *it->second;
+	SourceLoc loc = ce.part == CastError::Member ? e.member_locs[ce.member]
+			: ce.part == CastError::Type ? e.args[1]->loc
+			: e.args.size() > 2          ? e.args[2]->loc
+						     : e.loc;
 	report(loc, ce.msg, ce.hint);
 	return false;
 }

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -75,9 +76,13 @@ std::optional<std::string> read_file(const std::string &path, size_t limit)
 	std::ifstream f(path, std::ios::binary);
 	if (!f)
 		return std::nullopt;
-	std::string s(limit, '\0');
-	f.read(s.data(), (std::streamsize)limit);
-	s.resize((size_t)f.gcount());
+	// in chunks: the limit is a cap, not a size to allocate up front
+	std::string s;
+	char buf[64 * 1024];
+	while (s.size() < limit && f) {
+		f.read(buf, (std::streamsize)std::min(sizeof buf, limit - s.size()));
+		s.append(buf, (size_t)f.gcount());
+	}
 	return s;
 }
 

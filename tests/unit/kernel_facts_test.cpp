@@ -1,0 +1,202 @@
+// kernel_facts_test.cpp - pass 2 against a fake target kernel: the facts are
+// an input of elaborate_pass (no globals, no DWARF, no kernel tree), and
+// with none, kernel.function, kernel.trace and @cast fail as they do for a
+// kernel whose debugging information is missing.
+#include <gtest/gtest.h>
+
+#include "frontend_helpers.h"
+#include "translator/driver/pipeline.h"
+#include "translator/probes/kernel_facts.h"
+
+using namespace stap_pmu;
+using stap_pmu::test::Checked;
+using stap_pmu::test::first_error;
+
+namespace {
+
+KernelParam param(const std::string &name, const std::string &type, int arg,
+		  const std::string &abi = "")
+{
+	return KernelParam{name, type, arg, abi};
+}
+
+// A kernel with vfs_read(), the tracepoint sched:sched_switch and struct
+// task_struct's pid at offset 1234.
+class FakeFacts : public KernelFacts {
+public:
+	FakeFacts()
+	{
+		vfs_read_.name = "vfs_read";
+		vfs_read_.file = "fs/read_write.c";
+		vfs_read_.line = 450;
+		vfs_read_.ret_type = "ssize_t";
+		vfs_read_.ret_scalar = true;
+		vfs_read_.params = {param("file", "struct file*", 0), param("buf", "char*", 1),
+				    param("count", "size_t", 2), param("pos", "loff_t*", 3)};
+		auto sw = std::make_shared<KernelFunction>();
+		sw->name = "sched_switch";
+		sw->tracepoint = true;
+		sw->ret_type = "void";
+		sw->params = {param("preempt", "bool", 0, "bool"),
+			      param("prev", "struct task_struct*", 1, "void *"),
+			      param("next", "struct task_struct*", 2, "void *"),
+			      param("prev_state", "unsigned int", 3, "u32")};
+		sched_.name = "sched";
+		sched_.header = "trace/events/sched.h";
+		sched_.events.push_back({"sched_switch", sw, ""});
+	}
+
+	Result<std::vector<KernelFunction>> functions(const std::string &module,
+						      const std::string &pattern) const override
+	{
+		if (module.empty() && pattern == "vfs_read")
+			return std::vector<KernelFunction>{vfs_read_};
+		return fail("no function matches '" + pattern + "' in the fake kernel");
+	}
+
+	Result<TargetAccess> target_access(const KernelFunction &f, const std::string &spelling,
+					   bool) const override
+	{
+		if (spelling.find("->") != std::string::npos)
+			return fail("the fake kernel has no types");
+		auto acc = parameter_access(f, spelling.substr(1));
+		if (acc)
+			acc->size = 8;
+		return acc;
+	}
+
+	CastAccess cast_access(const std::string &module, const std::string &type,
+			       const std::vector<std::string> &members) const override
+	{
+		if (module == "kernel" && type == "struct task_struct" && members.size() == 1 &&
+		    members[0] == "pid") {
+			TargetAccess acc;
+			acc.offsets = {1234};
+			acc.size = 4;
+			acc.is_signed = true;
+			acc.deref_last = true;
+			return acc;
+		}
+		CastError e;
+		e.part = CastError::Member;
+		e.msg = "no member '" + members[0] + "' in " + type;
+		return e;
+	}
+
+	TracepointLookup tracepoints(const std::string &sys) const override
+	{
+		if (sys == "sched")
+			return &sched_;
+		return TracepointError{fail("no tracepoint subsystem '" + sys + "'"), true};
+	}
+
+private:
+	KernelFunction vfs_read_;
+	TracepointSubsystem sched_;
+};
+
+TEST(KernelFacts, FunctionProbeReadsTheFakesPrototype)
+{
+	FakeFacts facts;
+	Checked c("probe kernel.function(\"vfs_read\") { println($count) }", &facts);
+	ASSERT_FALSE(c.diags.has_errors()) << c.rendered();
+	ASSERT_EQ(c.sema.instances.size(), 1u);
+	const ResolvedPoint &p = c.sema.instances[0].point;
+	EXPECT_EQ(p.kind, ProbeKind::Kprobe);
+	EXPECT_EQ(p.symbol, "vfs_read");
+	EXPECT_EQ(p.name, "kernel.function(\"vfs_read\")");
+	ASSERT_TRUE(p.func);
+	EXPECT_EQ(p.func->params.size(), 4u);
+	ASSERT_EQ(p.tvars.size(), 1u);
+	EXPECT_EQ(p.tvars[0].base, TargetAccess::Arg);
+	EXPECT_EQ(p.tvars[0].arg, 2);
+}
+
+TEST(KernelFacts, MisspelledTargetVariableIsLocated)
+{
+	FakeFacts facts;
+	// the message DWARF gives (parameter_access), at the variable
+	EXPECT_EQ(first_error("probe kernel.function(\"vfs_read\") {\n  println($cuont)\n}", &facts),
+		  "t.stp:2:11: '$cuont' is not a parameter of vfs_read() "
+		  "(parameters: $file $buf $count $pos)");
+	EXPECT_EQ(first_error("probe kernel.function(\"vfs_reed\") {}", &facts),
+		  "t.stp:1:23: no function matches 'vfs_reed' in the fake kernel");
+}
+
+TEST(KernelFacts, TracepointArgumentsFromTheFake)
+{
+	FakeFacts facts;
+	Checked c("probe kernel.trace(\"sched:sched_switch\") { println($next) }", &facts);
+	ASSERT_FALSE(c.diags.has_errors()) << c.rendered();
+	ASSERT_EQ(c.sema.instances.size(), 1u);
+	const ResolvedPoint &p = c.sema.instances[0].point;
+	EXPECT_EQ(p.kind, ProbeKind::Tracepoint);
+	EXPECT_EQ(p.tracepoint, "sched_switch");
+	ASSERT_EQ(p.tvars.size(), 1u);
+	EXPECT_EQ(p.tvars[0].base, TargetAccess::TpArg);
+	EXPECT_EQ(p.tvars[0].arg, 2);
+	EXPECT_EQ(first_error("probe kernel.trace(\"sched:sched_swich\") {}", &facts),
+		  "t.stp:1:27: no tracepoint 'sched_swich' in trace/events/sched.h "
+		  "[did you mean 'sched_switch'?]");
+	EXPECT_EQ(first_error("probe kernel.trace(\"schd:sched_switch\") {}", &facts),
+		  "t.stp:1:21: no tracepoint subsystem 'schd'");
+}
+
+// Passes 1-3 as the driver runs them, with the facts given to pass 2.
+TEST(KernelFacts, GeneratedCodeHasTheTargetVariableTable)
+{
+	FakeFacts facts;
+	Diagnostics diags;
+	Parsed parsed = parse_pass(
+		std::make_unique<SourceFile>(
+			"t.stp", "probe kernel.trace(\"sched:sched_switch\") { println($next) }\n"
+				 "probe begin { println(@cast(0, \"struct task_struct\")->pid) }"),
+		diags);
+	TranslateOptions opts;
+	opts.module_name = "m";
+	Elaborated e = elaborate_pass(parsed, opts, &facts, diags);
+	ASSERT_FALSE(diags.has_errors());
+	std::string c = translate_pass(parsed, e, opts).c_source;
+	for (const char *want :
+	     {"static const struct stp_tvar stp_tvars_0[] = {\n"
+	      "\t{ .base = STP_TVAR_TPARG, .arg = 2, .size = 8, .is_signed = 0, .nderef = 0, "
+	      ".deref_last = 0, .at_entry = 0, .off = { } },\n};\n",
+	      "static void stp_tp_0(void *__data, bool a0, void *a1, void *a2, u32 a3)\n",
+	      ".tp_name = \"sched_switch\",",
+	      ".tp_argnames = \"preempt\\000prev\\000next\\000prev_state\\000\",",
+	      ".size = 4, .is_signed = 1, .nderef = 1, .deref_last = 1, .off = { 1234 } };"})
+		EXPECT_NE(c.find(want), std::string::npos) << want;
+}
+
+// No facts: what a kernel without DWARF or build tree answers.
+TEST(KernelFacts, NoFactsFailLikeAKernelWithoutDebuggingInformation)
+{
+	EXPECT_EQ(first_error("probe kernel.function(\"vfs_read\") {}"),
+		  "t.stp:1:23: kernel.function needs the kernel's DWARF: "
+		  "/usr/lib/debug/boot/vmlinux- not found [give a debug vmlinux with --vmlinux FILE "
+		  "(package linux-image--dbg), or probe by symbol with kprobe.function(\"name\"), "
+		  "which needs no DWARF]");
+	NoKernelFacts none("6.1.0-test");
+	EXPECT_EQ(first_error("probe module(\"ext4\").function(\"f*\") {}", &none),
+		  "t.stp:1:31: module(\"ext4\") needs ext4.ko with DWARF: not found in "
+		  "/lib/modules/6.1.0-test [give its directory with --module-dir DIR, or probe by "
+		  "symbol with kprobe.module(\"ext4\").function(\"name\"), which needs no DWARF]");
+	EXPECT_EQ(first_error("probe kernel.function(\"f@a.c:x\") {}", &none),
+		  "t.stp:1:23: bad line number 'x' in 'f@a.c:x'");
+	EXPECT_EQ(first_error("probe kernel.trace(\"sched:sched_switch\") {}"),
+		  "t.stp:1:20: kernel.trace needs the target kernel's build tree: "
+		  "no target kernel configured");
+	EXPECT_EQ(first_error("probe begin { println(@cast(0, \"struct task_struct\")->pid) }", &none),
+		  "t.stp:1:23: @cast(..., \"kernel\") needs the kernel's DWARF: "
+		  "/usr/lib/debug/boot/vmlinux-6.1.0-test not found [give a debug vmlinux with "
+		  "--vmlinux FILE (package linux-image-6.1.0-test-dbg), or name a module whose DWARF "
+		  "defines the type: @cast(p, \"struct NAME\", \"MODULE\")]");
+	EXPECT_EQ(first_error("probe begin { println(@cast(0, \"struct 9x\", \"kernel\")->pid) }"),
+		  "t.stp:1:32: cannot use 'struct 9x' as @cast's type [name a struct, union or "
+		  "typedef: \"struct NAME\", \"union NAME\" or \"NAME\"]");
+	EXPECT_EQ(first_error("probe begin { println(@cast(0, \"struct s\", \"m:\")->x) }", &none),
+		  "t.stp:1:44: empty module name in @cast's module 'm:' [name the module whose DWARF "
+		  "defines the type (\"kernel\" for vmlinux)]");
+}
+
+} // namespace

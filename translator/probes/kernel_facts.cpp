@@ -1,0 +1,217 @@
+// kernel_facts.cpp - the syntax every KernelFacts implementation shares
+// (function patterns, @cast's arguments), the messages of missing kernel
+// information, NoKernelFacts, and functions of the plain data.
+#include "translator/probes/kernel_facts.h"
+
+#include <cctype>
+#include <cstring>
+#include <filesystem>
+
+namespace stap_pmu {
+
+namespace fs = std::filesystem;
+
+Error kernel_info_missing(const std::string &release, const std::string &looked_at, bool for_cast)
+{
+	return fail(std::string(for_cast ? "@cast(..., \"kernel\")" : "kernel.function") +
+			    " needs the kernel's DWARF: " + looked_at + " not found",
+		    "give a debug vmlinux with --vmlinux FILE (package linux-image-" + release +
+			    (for_cast ? "-dbg), or name a module whose DWARF defines the type: "
+					"@cast(p, \"struct NAME\", \"MODULE\")"
+				      : "-dbg), or probe by symbol with kprobe.function(\"name\"), "
+					"which needs no DWARF"));
+}
+
+Error module_info_missing(const std::string &module, const std::string &looked_in, bool for_cast)
+{
+	return fail((for_cast ? "@cast(..., \"" + module + "\")" : "module(\"" + module + "\")") +
+			    " needs " + module + ".ko with DWARF: not found in " + looked_in,
+		    for_cast ? "give its directory with --module-dir DIR, or the file with "
+			       "--vm-module FILE.ko"
+			     : "give its directory with --module-dir DIR, or probe by symbol with "
+			       "kprobe.module(\"" + module + "\").function(\"name\"), which needs no DWARF");
+}
+
+Result<FunctionPattern> parse_function_pattern(const std::string &pattern)
+{
+	FunctionPattern fp;
+	fp.glob = pattern;
+	size_t at = pattern.find('@');
+	if (at == std::string::npos)
+		return fp;
+	fp.glob = pattern.substr(0, at);
+	fp.file_glob = pattern.substr(at + 1);
+	size_t colon = fp.file_glob.rfind(':');
+	if (colon != std::string::npos) {
+		std::string ln = fp.file_glob.substr(colon + 1);
+		if (ln.empty() || ln.find_first_not_of("0123456789") != std::string::npos)
+			return fail("bad line number '" + ln + "' in '" + pattern + "'");
+		fp.line = std::stoi(ln);
+		fp.file_glob = fp.file_glob.substr(0, colon);
+	}
+	return fp;
+}
+
+static std::string trim_blanks(const std::string &x)
+{
+	size_t b = x.find_first_not_of(" \t"), l = x.find_last_not_of(" \t");
+	return b == std::string::npos ? std::string() : x.substr(b, l - b + 1);
+}
+
+std::variant<CastType, CastError> parse_cast_type(const std::string &type)
+{
+	CastType t;
+	t.name = trim_blanks(type);
+	for (const char *k : {"struct", "union"})
+		if (t.name.rfind(k, 0) == 0 && t.name.size() > strlen(k) &&
+		    (t.name[strlen(k)] == ' ' || t.name[strlen(k)] == '\t')) {
+			t.keyword = k;
+			t.name = trim_blanks(t.name.substr(strlen(k)));
+		}
+	bool ident = !t.name.empty() && !isdigit(static_cast<unsigned char>(t.name[0]));
+	for (char ch : t.name)
+		ident = ident && (isalnum(static_cast<unsigned char>(ch)) || ch == '_');
+	if (ident)
+		return t;
+	CastError e;
+	e.part = CastError::Type;
+	e.msg = "cannot use '" + type + "' as @cast's type";
+	e.hint = "name a struct, union or typedef: \"struct NAME\", \"union NAME\" or \"NAME\"";
+	return e;
+}
+
+std::vector<std::string> cast_modules(const std::string &module)
+{
+	std::vector<std::string> mods;
+	for (size_t p = 0;;) {
+		size_t q = module.find(':', p);
+		mods.push_back(trim_blanks(module.substr(p, q == std::string::npos ? q : q - p)));
+		if (q == std::string::npos)
+			break;
+		p = q + 1;
+	}
+	return mods;
+}
+
+std::optional<CastError> bad_cast_module(const std::string &m, const std::string &all)
+{
+	if (!m.empty() && m.find('<') == std::string::npos)
+		return std::nullopt;
+	CastError e;
+	e.part = CastError::Module;
+	e.msg = m.empty() ? "empty module name in @cast's module '" + all + "'"
+			  : "@cast with a header ('" + m + "') is not supported";
+	e.hint = "name the module whose DWARF defines the type (\"kernel\" for vmlinux)";
+	return e;
+}
+
+Result<TargetAccess> parameter_access(const KernelFunction &f, const std::string &name)
+{
+	std::string where = f.tracepoint ? " in tracepoint " + f.name : " in " + f.name + "()";
+	TargetAccess acc;
+	bool found = false;
+	for (const KernelParam &p : f.params)
+		if (p.name == name) {
+			if (p.arg < 0)
+				return fail("parameter '$" + p.name + "' of type " + p.type + where +
+					    (f.tracepoint ? " is not an integer or pointer"
+							  : " is not an integer or pointer in an argument register"));
+			acc.arg = p.arg;
+			if (f.tracepoint)
+				acc.base = TargetAccess::TpArg;
+			found = true;
+		}
+	if (found)
+		return acc;
+	std::string names;
+	for (const KernelParam &p : f.params)
+		names += (names.empty() ? "" : " ") + ("$" + p.name);
+	return fail("'$" + name + "' is not " +
+		    (f.tracepoint ? "an argument of tracepoint " + f.name
+				  : "a parameter of " + f.name + "()") +
+		    (names.empty() ? " (it has none)"
+				   : (f.tracepoint ? " (arguments: " : " (parameters: ") + names + ")"));
+}
+
+std::string describe_vars(const KernelFunction &f, bool in_return)
+{
+	std::string s;
+	for (const KernelParam &p : f.params)
+		s += (s.empty() ? "" : " ") + ("$" + p.name + ":" + p.type);
+	if (in_return && f.ret_type != "void")
+		s += (s.empty() ? "" : " ") + ("$return:" + f.ret_type);
+	return s;
+}
+
+std::string probe_params(const TracepointEvent &ev)
+{
+	if (!ev.unsupported.empty() || !ev.func)
+		return "";
+	std::string s = "void *__data";
+	for (size_t i = 0; i < ev.func->params.size(); i++)
+		s += ", " + ev.func->params[i].abi + (ev.func->params[i].abi.back() == '*' ? "" : " ") +
+		     "a" + std::to_string(i);
+	return s;
+}
+
+// ---- NoKernelFacts ----
+
+Result<std::vector<KernelFunction>> NoKernelFacts::functions(const std::string &module,
+							     const std::string &pattern) const
+{
+	if (auto fp = parse_function_pattern(pattern); !fp)
+		return fp.error();
+	if (module.empty())
+		return kernel_info_missing(release_, "/usr/lib/debug/boot/vmlinux-" + release_, false);
+	return module_info_missing(module, "/lib/modules/" + release_, false);
+}
+
+Result<TargetAccess> NoKernelFacts::target_access(const KernelFunction &f, const std::string &,
+						  bool) const
+{
+	return fail("lost the DWARF of " + f.name);
+}
+
+CastAccess NoKernelFacts::cast_access(const std::string &module, const std::string &type,
+				      const std::vector<std::string> &) const
+{
+	auto t = parse_cast_type(type);
+	if (auto *e = std::get_if<CastError>(&t))
+		return *e;
+	std::optional<CastError> missing; // the first module's
+	for (const std::string &m : cast_modules(module)) {
+		if (auto bad = bad_cast_module(m, module))
+			return *bad;
+		if (missing)
+			continue;
+		CastError me;
+		me.part = CastError::Module;
+		if (m.find('/') != std::string::npos) {
+			me.msg = fs::is_regular_file(m) ? m + " has no DWARF debugging information"
+							: "@cast's module file " + m + " does not exist";
+		} else {
+			Error e = m == "kernel" ? kernel_info_missing(release_, "/usr/lib/debug/boot/vmlinux-" +
+										 release_, true)
+						: module_info_missing(m, "/lib/modules/" + release_, true);
+			me.msg = e.what;
+			me.hint = e.hint;
+		}
+		missing = me;
+	}
+	return *missing;
+}
+
+TracepointLookup NoKernelFacts::tracepoints(const std::string &) const
+{
+	return TracepointError{
+		fail("kernel.trace needs the target kernel's build tree: no target kernel configured"),
+		false};
+}
+
+const KernelFacts &facts_or_none(const KernelFacts *f)
+{
+	static const NoKernelFacts none;
+	return f ? *f : none;
+}
+
+} // namespace stap_pmu

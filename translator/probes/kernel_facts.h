@@ -1,0 +1,207 @@
+// kernel_facts.h - what pass 2 knows about the target kernel: its functions
+// and their prototypes, how a probe reads a target variable or a @cast
+// member, and its tracepoints. Plain data and the KernelFacts interface that
+// the probe providers and sema ask; the driver passes an implementation in
+// (DwarfKernelFacts reads DWARF; tests pass a fake). Depends on the
+// standard library and support/ only, so that both sides of the interface
+// can see it: probes and sema, which ask, and the implementations, which
+// answer.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "translator/support/result.h"
+
+namespace stap_pmu {
+
+// One parameter of a kernel function or one argument of a tracepoint.
+struct KernelParam {
+	std::string name;
+	std::string type; // C spelling, for -L
+	int arg = -1;     // ABI argument register index; -1: not in a register at entry
+			  // (tracepoints: the argument's position; -1: not a scalar)
+	std::string abi;  // tracepoints: "void *", "bool", "u8".."s64"; "" : not passable
+};
+
+// A kernel or module function (or a tracepoint's prototype) a probe point
+// names.
+struct KernelFunction {
+	std::string name;
+	std::string module; // "" : the kernel
+	std::string file;   // declaration file
+	int line = 0;
+	uint32_t offset = 0; // bytes into the function (func@file:line), 0 at entry
+	std::string ret_type; // "void" when none
+	bool ret_scalar = false;
+	std::vector<KernelParam> params;
+	// Where the facts found it, for their own later questions about it
+	// (target_access): the file read (a .ko or vmlinux) and the function's
+	// place in it (for DWARF, its DIE offset). Opaque to everyone else.
+	std::string info_file;
+	uint64_t info_id = 0;
+	bool tracepoint = false; // a tracepoint's prototype: name is the event
+};
+
+// How a probe body reads a target variable or a @cast member
+// (runtime/stp_tvar.h).
+struct TargetAccess {
+	enum Base { Arg, Return, TpArg } base = Arg;
+	int arg = 0;                  // Base Arg: argument register index; TpArg: position
+	std::vector<int32_t> offsets; // member offsets: each step reads a pointer and adds
+	unsigned size = 8;            // bytes of the final value
+	bool is_signed = false;
+	bool deref_last = false;      // the final value is read from memory
+	bool at_entry = false;        // .return: @entry(), the whole value read at entry
+};
+
+// Why @cast could not be resolved, and which part of it the message is about.
+struct CastError {
+	enum Part { Module, Type, Member } part = Type;
+	size_t member = 0; // Member: index into members
+	std::string msg, hint;
+};
+
+// The member steps of a @cast, or why not.
+using CastAccess = std::variant<TargetAccess, CastError>;
+
+// One tracepoint of a subsystem.
+struct TracepointEvent {
+	std::string name; // "sched_switch"
+	std::shared_ptr<const KernelFunction> func; // arguments as parameters
+	std::string unsupported; // why it cannot be probed ("" : it can)
+};
+
+// The tracepoints a kernel declares in include/trace/events/<name>.h.
+struct TracepointSubsystem {
+	std::string name;   // "sched"
+	std::string header; // "trace/events/sched.h"
+	std::vector<TracepointEvent> events; // sorted by name
+};
+
+// Why a subsystem's tracepoints are not known. unknown_subsystem: the kernel
+// has no such subsystem (the message is about the name); else they could
+// not be read.
+struct TracepointError {
+	Error error;
+	bool unknown_subsystem = false;
+};
+
+using TracepointLookup = std::variant<const TracepointSubsystem *, TracepointError>;
+
+// The target kernel, as pass 2 asks about it. The contract every
+// implementation keeps (DWARF today, BTF later, fakes in tests):
+// - answers are stable for the life of the object (implementations may
+//   remember them; the const methods may fill caches);
+// - failures are values, worded for the user: Error{what, hint} with the
+//   what naming the probe point form asked about ("kernel.function needs
+//   ...", "module(\"m\") needs ..."), which the caller reports at the
+//   script location it chooses; nothing is printed;
+// - a KernelFunction returned by functions() or in a TracepointEvent may be
+//   passed back to target_access() of the same object.
+class KernelFacts {
+public:
+	virtual ~KernelFacts() = default;
+
+	// The functions of `module` ("" : the kernel) matching `pattern`
+	// ("glob", "glob@fileglob" or "glob@fileglob:line"), sorted by name,
+	// each name once. Error when there is no information about the module,
+	// nothing matches or the line number is malformed.
+	virtual Result<std::vector<KernelFunction>> functions(const std::string &module,
+							      const std::string &pattern) const = 0;
+
+	// How a probe on f reads "$name", "$name->field->field" or "$return"
+	// (in_return: a .return probe).
+	virtual Result<TargetAccess> target_access(const KernelFunction &f,
+						   const std::string &spelling,
+						   bool in_return) const = 0;
+
+	// @cast(p, type, module)->members...: the offsets read from the
+	// address p (each step reads a pointer, the last one the value or, for
+	// an array or struct, gives its address; base and arg are unused).
+	// type: "struct NAME", "union NAME", or NAME (a typedef, else a struct,
+	// else a union); module: "kernel", a module name (looked up as
+	// module("m") probe points do), a path to a .ko, or several separated
+	// by ':' (the first that defines the type). parse_cast_type and
+	// cast_modules below give the syntax's errors.
+	virtual CastAccess cast_access(const std::string &module, const std::string &type,
+				       const std::vector<std::string> &members) const = 0;
+
+	// The tracepoints of subsystem `sys` ("sched").
+	virtual TracepointLookup tracepoints(const std::string &sys) const = 0;
+};
+
+// A kernel nothing is known about: every question fails as it does for a
+// kernel of `release` whose debugging information and build tree are not
+// found (no --vmlinux, no --module-dir). Elaboration given no facts
+// (nullptr) asks this.
+class NoKernelFacts : public KernelFacts {
+public:
+	explicit NoKernelFacts(std::string release = "") : release_(std::move(release)) {}
+
+	Result<std::vector<KernelFunction>> functions(const std::string &module,
+						      const std::string &pattern) const override;
+	Result<TargetAccess> target_access(const KernelFunction &f, const std::string &spelling,
+					   bool in_return) const override;
+	CastAccess cast_access(const std::string &module, const std::string &type,
+			       const std::vector<std::string> &members) const override;
+	TracepointLookup tracepoints(const std::string &sys) const override;
+
+private:
+	std::string release_;
+};
+
+// The facts to ask: f, or NoKernelFacts when there are none.
+const KernelFacts &facts_or_none(const KernelFacts *f);
+
+// The messages of a kernel whose debugging information is not found, for
+// kernel.function/module().function (for_cast: @cast's module argument).
+// looked_at: the file reported missing (the kernel) or the directories
+// searched (a module, "a, b, c").
+Error kernel_info_missing(const std::string &release, const std::string &looked_at,
+			  bool for_cast);
+Error module_info_missing(const std::string &module, const std::string &looked_in,
+			  bool for_cast);
+
+// @cast's type argument: "struct NAME" / "union NAME" (keyword set) or NAME.
+struct CastType {
+	std::string keyword; // "struct", "union" or ""
+	std::string name;
+	// as written for messages: "struct NAME" or NAME
+	std::string shown() const { return keyword.empty() ? name : keyword + " " + name; }
+};
+std::variant<CastType, CastError> parse_cast_type(const std::string &type);
+
+// @cast's module argument split at ':' (entries trimmed), in order.
+std::vector<std::string> cast_modules(const std::string &module);
+
+// The error for an entry m of @cast's module argument `all` that names no
+// module (empty, or a header); nothing when m is a module name or path.
+std::optional<CastError> bad_cast_module(const std::string &m, const std::string &all);
+
+// A function pattern "glob", "glob@fileglob" or "glob@fileglob:line".
+struct FunctionPattern {
+	std::string glob;
+	std::string file_glob; // "" : any file
+	int line = 0;          // 0 : the function's entry
+};
+Result<FunctionPattern> parse_function_pattern(const std::string &pattern);
+
+// How a target variable $name of a probe on f starts: the argument that
+// holds parameter `name`, or why it cannot be read (f has no such
+// parameter, or it is not in an argument register). Implementations of
+// target_access build on it, so that these messages are the same for all.
+Result<TargetAccess> parameter_access(const KernelFunction &f, const std::string &name);
+
+// "$a:int $b:struct stp_tm_rec*" for -L (in_return: with $return).
+std::string describe_vars(const KernelFunction &f, bool in_return);
+
+// The C prototype parameters of the generated probe function for ev
+// ("void *__data, bool a0, void *a1"); "" when ev.unsupported is set.
+std::string probe_params(const TracepointEvent &ev);
+
+} // namespace stap_pmu

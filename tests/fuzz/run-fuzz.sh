@@ -20,7 +20,8 @@ if [[ ! -x $bin ]]; then
 	if ! command -v clang++-14 >/dev/null && ! command -v clang++ >/dev/null; then
 		echo "FAIL: clang++ not found (scripts/install-deps.sh installs clang)"
 	else
-		echo "FAIL: no $bin: the build step makes it (cmake --build $build)"
+		echo "FAIL: no $bin: the build step makes it (cmake --build $build;" \
+			"not when configured with -DSTAP_PMU_FUZZ_TREE=OFF)"
 	fi
 	exit 1
 fi

@@ -29,6 +29,7 @@ for p in "$@"; do
 	fi
 done
 fail=0 n=0 left=0
+SECONDS=0
 declare -A name_of
 objs=
 for s in "${scripts[@]}"; do
@@ -51,6 +52,8 @@ if ((n == 0)); then
 	echo "FAIL: no script translated"
 	exit 1
 fi
+t_translate=$SECONDS
+SECONDS=0
 printf 'obj-m :=%s\nccflags-y := -I%s -Wno-unused-function -Werror\n' "$objs" \
 	"$src/runtime" >"$work/Kbuild"
 make -k -j2 -C "$tree" M="$work" modules >"$work/make.log" 2>&1
@@ -72,5 +75,5 @@ if ((!fail)); then
 		fi
 	done
 fi
-echo "$n scripts compiled, $left left out (do not translate)"
+echo "$n scripts compiled, $left left out (do not translate); translating took ${t_translate} s, kbuild $SECONDS s"
 exit $fail

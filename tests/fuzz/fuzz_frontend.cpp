@@ -2,8 +2,9 @@
 // parse, the -p1 round trip (the printed form must parse back and print
 // identically), the semantic pass, the PMU pass (libpfm4) and C generation.
 // Built instrumented (-fsanitize=fuzzer,address,undefined) in the clang
-// build tree run-fuzz.sh configures; run-fuzz.sh then compiles the C of new
-// inputs with kbuild (tests/corpus/generated-c.sh).
+// build tree the build step makes (tests/fuzz/CMakeLists.txt); run-fuzz.sh
+// runs it, then compiles the C of inputs that translate with kbuild
+// (tests/corpus/generated-c.sh).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -77,9 +78,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (t.c_source.empty())
 			std::abort(); // a script that passes semantics must have C
 		// embedded C (%{ %}) is the input's own C, copied as written: only
-		// C that is all the translator's must compile
-		if (std::string_view(reinterpret_cast<const char *>(data), size).find("%{") ==
-		    std::string_view::npos)
+		// C that is all the translator's must compile; and the command line
+		// refuses a file with a NUL byte (a binary file), so there is no C
+		// of such an input to compile
+		std::string_view text(reinterpret_cast<const char *>(data), size);
+		if (text.find("%{") == std::string_view::npos &&
+		    text.find('\0') == std::string_view::npos)
 			keep_translated(data, size);
 	}
 	std::ostringstream os;

@@ -1,45 +1,37 @@
 #!/bin/bash
-# run-fuzz.sh SOURCE_DIR BUILD_DIR SECONDS - builds the libFuzzer target over
-# the translator (tests/fuzz/fuzz_frontend.cpp) in a clang build tree with
-# -fsanitize=fuzzer,address,undefined and runs it for SECONDS on a copy of
-# the committed seed corpus. Any crash, hang (10 s per input), sanitizer
-# report or round-trip mismatch fails the test. Then the C generated for the
-# inputs the run added that pass semantics must compile with kbuild
-# (tests/corpus/generated-c.sh, at most FUZZ_COMPILE_MAX of them, default 40). The
-# seed is fixed (FUZZ_SEED overrides) so that CI explores the same inputs
-# each run; longer exploratory runs should vary it. FUZZ_TIMEOUT (seconds per
-# input, default 10) can be raised for runs on a loaded machine.
+# run-fuzz.sh SOURCE_DIR BUILD_DIR SECONDS - runs the libFuzzer target over
+# the translator (tests/fuzz/fuzz_frontend.cpp, -fsanitize=fuzzer,address,
+# undefined) for SECONDS on a copy of the committed seed corpus. The build
+# step made the target: BUILD_DIR/fuzz/build is the instrumented clang tree
+# tests/fuzz/CMakeLists.txt configures (STAP_PMU_FUZZ=ON). Any crash, hang
+# (10 s per input), sanitizer report or round-trip mismatch fails the test.
+# Then generated C must compile with kbuild (tests/corpus/generated-c.sh,
+# -Werror): FUZZ_COMPILE_MAX inputs (default 40) that translate, first the
+# inputs the run added, then (filling the rest) the seed inputs, so the
+# step always compiles something. The seed is fixed (FUZZ_SEED overrides)
+# so that CI explores the same inputs each run; longer exploratory runs
+# should vary it. FUZZ_TIMEOUT (seconds per input, default 10) can be
+# raised for runs on a loaded machine.
 set -eu
 src=$1 build=$2 secs=${3:-60}
 out=$build/fuzz
-mkdir -p "$out"
-cxx=$(command -v clang++-14 || command -v clang++ || true)
-if [[ -z $cxx ]]; then
-	echo "FAIL: clang++ not found (scripts/install-deps.sh installs clang)"
+bin=$out/build/tests/fuzz/fuzz_frontend
+if [[ ! -x $bin ]]; then
+	if ! command -v clang++-14 >/dev/null && ! command -v clang++ >/dev/null; then
+		echo "FAIL: clang++ not found (scripts/install-deps.sh installs clang)"
+	else
+		echo "FAIL: no $bin: the build step makes it (cmake --build $build;" \
+			"not when configured with -DSTAP_PMU_FUZZ_TREE=OFF)"
+	fi
 	exit 1
 fi
-cc=$(command -v clang-14 || command -v clang || true)
-# A second build tree with every translator and pmu/ source instrumented.
-tree=$out/build
-if [[ ! -f $tree/CMakeCache.txt ]]; then
-	cmake -S "$src" -B "$tree" -DSTAP_PMU_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-		-DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" >"$out/configure.log" 2>&1 || {
-		cat "$out/configure.log"
-		echo "FAIL: cannot configure the fuzz build"
-		exit 1
-	}
-fi
-cmake --build "$tree" --target fuzz_frontend -j2 >"$out/build.log" 2>&1 || {
-	tail -40 "$out/build.log"
-	echo "FAIL: cannot build the fuzz target"
-	exit 1
-}
-bin=$tree/tests/fuzz/fuzz_frontend
+seeds=$src/tests/fuzz/corpus
 work=$out/corpus
 rm -rf "$work"
 mkdir -p "$work"
-cp "$src"/tests/fuzz/corpus/* "$work"/
+cp "$seeds"/* "$work"/
 cd "$out"
+SECONDS=0
 "$bin" -seed="${FUZZ_SEED:-20261129}" -max_total_time="$secs" -timeout="${FUZZ_TIMEOUT:-10}" -max_len=4096 -rss_limit_mb=2048 \
 	-print_final_stats=1 "$work" 2>&1 | tail -25
 rc=${PIPESTATUS[0]}
@@ -47,37 +39,50 @@ if ((rc != 0)); then
 	echo "FAIL: the fuzzer stopped with status $rc (crash-*, timeout-* or leak-* file in $out)"
 	exit 1
 fi
-echo "ok: fuzzed $secs s with no crash"
+echo "ok: fuzzed $secs s with no crash ($SECONDS s)"
 
-# The C of new inputs that translate must compile: the fuzz target runs
-# once over the inputs this run added and keeps those that translate; the
-# first FUZZ_COMPILE_MAX of them (by content hash) are built with kbuild.
+# The target runs once more over the inputs this run added, then over the
+# seeds, keeping (by content hash) those that translate and hold no
+# embedded C; the first FUZZ_COMPILE_MAX of the new ones, then of the seeds,
+# are compiled.
 max=${FUZZ_COMPILE_MAX:-40}
-kept=$out/translated picked=$out/compile
-rm -rf "$kept" "$picked"
-mkdir -p "$kept" "$picked"
-new=()
-for f in "$work"/*; do
-	[[ -e $src/tests/fuzz/corpus/$(basename "$f") ]] || new+=("$f")
-done
-if ((${#new[@]})); then
-	STAP_FUZZ_KEEP_TRANSLATED=$kept "$bin" -runs=1 "${new[@]}" >"$out/rerun.log" 2>&1 || {
-		tail -20 "$out/rerun.log"
-		echo "FAIL: rerunning the new inputs failed"
+picked=$out/compile
+rm -rf "$out/translated" "$picked"
+mkdir -p "$out/translated/new" "$out/translated/seed" "$picked"
+keep()
+{
+	local dir=$1 log=$2
+	shift 2
+	STAP_FUZZ_KEEP_TRANSLATED=$dir "$bin" -runs=1 "$@" >"$log" 2>&1 || {
+		tail -20 "$log"
+		echo "FAIL: rerunning the inputs failed ($log)"
 		exit 1
 	}
-fi
-k=0
-for f in $(ls "$kept" | sort); do
-	((k < max)) || break
-	cp "$kept/$f" "$picked/$f"
-	k=$((k + 1))
+}
+new=()
+for f in "$work"/*; do
+	[[ -e $seeds/$(basename "$f") ]] || new+=("$f")
 done
-if ((k == 0)); then
-	echo "ok: no new input translates; nothing to compile"
-	exit 0
+((${#new[@]} == 0)) || keep "$out/translated/new" "$out/rerun-new.log" "${new[@]}"
+keep "$out/translated/seed" "$out/rerun-seed.log" "$seeds"/*
+nseed=$(ls "$out/translated/seed" | wc -l)
+if ((nseed == 0)); then
+	echo "FAIL: no seed input translates (tests/fuzz/corpus/ or the fuzz target is broken)"
+	exit 1
 fi
+k=0 knew=0
+for kind in new seed; do
+	for f in $(ls "$out/translated/$kind" | sort); do
+		((k < max)) || break
+		# a seed the run also found again (same content) is compiled once
+		[[ -e $picked/$f ]] || { cp "$out/translated/$kind/$f" "$picked/$f"; k=$((k + 1)); }
+	done
+	if [[ $kind == new ]]; then knew=$k; fi
+done
+echo "compiling the C of $k inputs: $knew new of $(ls "$out/translated/new" | wc -l) that translate, $((k - knew)) seeds of $nseed"
+SECONDS=0
 "$src"/tests/corpus/generated-c.sh "$build/stap-pmu" "$src" passing "$picked" || {
 	echo "FAIL: generated C of a fuzz input does not compile (inputs in $picked)"
 	exit 1
 }
+echo "ok: compiled in $SECONDS s"

@@ -7,7 +7,7 @@ reporters in translator/**/*.cpp:
   - their wrappers: error(loc, MSG) (sema's Checker), error_here(MSG) and
     error_at(loc, MSG) (the parser), warning(loc, MSG),
   - the parser's expect("X", "CONTEXT"): "expected 'X' CONTEXT, found ...",
-  - fail(MSG[, hint]) in translator/driver/ and translator/build/ (command-line
+  - fail(MSG[, hint]) in translator/driver/ and translator/builder/ (command-line
     and environment errors: support/result.h's Error, printed by main() as
     "stap-pmu: error: MSG").
 MSG is the first argument holding a string literal; its template is the
@@ -40,7 +40,7 @@ list_all = "--list" in sys.argv
 
 PASS5 = re.compile(r"^(loader.*|vm.*)\.cpp$")
 # folders whose fail(MSG) calls are kinds: the driver and pass 4
-FAIL_DIRS = ("translator/driver/", "translator/build/")
+FAIL_DIRS = ("translator/driver/", "translator/builder/")
 
 
 def strip_comments(text):

@@ -1,8 +1,8 @@
 // deploy_test.cpp - kernel mismatch and signature messages, the module cache
 // key, the --vm-at-boot /init and the --initramfs hook (docs/deploy.md).
-#include "translator/build/boot.h"
-#include "translator/build/cache.h"
-#include "translator/build/sign.h"
+#include "translator/builder/boot.h"
+#include "translator/builder/cache.h"
+#include "translator/builder/sign.h"
 #include "translator/run/loader.h"
 #include "translator/run/vm.h"
 #include "translator/support/file.h"

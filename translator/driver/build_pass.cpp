@@ -9,10 +9,10 @@
 #include <iostream>
 
 #include "pmu/pmu.h"
-#include "translator/build/boot.h"
-#include "translator/build/cache.h"
-#include "translator/build/kbuild.h"
-#include "translator/build/sign.h"
+#include "translator/builder/boot.h"
+#include "translator/builder/cache.h"
+#include "translator/builder/kbuild.h"
+#include "translator/builder/sign.h"
 #include "translator/codegen/cmap.h"
 #include "translator/support/paths.h"
 

@@ -5,7 +5,7 @@
 #include <cctype>
 #include <iostream>
 
-#include "translator/build/cache.h"
+#include "translator/builder/cache.h"
 #include "translator/driver/build_pass.h"
 #include "translator/driver/info.h"
 #include "translator/driver/kernel_facts.h"

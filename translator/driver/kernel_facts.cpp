@@ -1,7 +1,7 @@
 // kernel_facts.cpp - the target kernel's facts for passes 1 and 2.
 #include "translator/driver/kernel_facts.h"
 
-#include "translator/build/tracequery_build.h"
+#include "translator/builder/tracequery_build.h"
 #include "translator/kernelinfo/dwarf_facts.h"
 #include "translator/kernelinfo/kernel.h"
 #include "translator/support/paths.h"

@@ -1,5 +1,5 @@
 // cache.cpp - the module cache (cache.h).
-#include "translator/build/cache.h"
+#include "translator/builder/cache.h"
 
 #include "translator/kernelinfo/kernel.h"
 #include "translator/support/file.h"

@@ -1,5 +1,5 @@
 // sign.cpp - signs a built module with the kernel's own sign-file.
-#include "translator/build/sign.h"
+#include "translator/builder/sign.h"
 
 #include "translator/run/loader.h"
 #include "translator/support/file.h"

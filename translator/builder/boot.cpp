@@ -1,5 +1,5 @@
 // boot.cpp - adds a module and a loading hook to an existing initramfs.
-#include "translator/build/boot.h"
+#include "translator/builder/boot.h"
 
 #include "translator/support/file.h"
 #include "translator/support/process.h"

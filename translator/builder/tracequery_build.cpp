@@ -8,11 +8,11 @@
 #include <mutex>
 #include <sstream>
 
-#include "translator/build/cache.h"
-#include "translator/build/kbuild.h"
+#include "translator/builder/cache.h"
+#include "translator/builder/kbuild.h"
 #include "translator/kernelinfo/kernel.h"
 #include "translator/support/paths.h"
-#include "translator/build/tracequery_build.h"
+#include "translator/builder/tracequery_build.h"
 
 namespace fs = std::filesystem;
 

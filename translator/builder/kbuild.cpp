@@ -1,5 +1,5 @@
 // kbuild.cpp - writes NAME.c and a Kbuild file, runs make -C TREE M=DIR.
-#include "translator/build/kbuild.h"
+#include "translator/builder/kbuild.h"
 #include "translator/support/text.h"
 
 #include <array>

@@ -78,6 +78,18 @@ def ratio_entry(res, name, cmd):
     return e
 
 
+def cached_build(res, cmd):
+    runs, _ = timed_medians(os.path.join(res, "build_cached.txt"))
+    if not runs.get("stap_pmu"):
+        return {"value": None, "reason": "no successful runs in build_cached.txt", "command": cmd}
+    return {
+        "value": round(statistics.median(runs["stap_pmu"]), 4),
+        "meaning": "stap-pmu -p4 median wall seconds when the module cache holds the module",
+        "runs": len(runs["stap_pmu"]),
+        "command": cmd,
+    }
+
+
 def probe_costs(res, cmd):
     log = read(os.path.join(res, "probe.log"))
     if log is None:
@@ -291,6 +303,8 @@ def table(r):
     for name, e in (("translate `-p3`", t), ("build `-p4`", b)):
         L.append(f"| {name}, median wall ms | {ms_(e.get('stap_pmu_median_s'))} | {ms_(e.get('stap_median_s'))} | {fmt(e.get('value'))}x faster |")
         L.append(f"| {name}, median CPU ms (user+system) | {ms_(e.get('stap_pmu_median_cpu_s'))} | {ms_(e.get('stap_median_cpu_s'))} | {fmt(e.get('cpu_ratio'))}x |")
+    bc = r.get("build_cached_s", {})
+    L.append(f"| build `-p4`, module-cache hit, median wall ms | {ms_(bc.get('value'))} | | |")
     ms = r.get("module_size", {})
     sp, sb = ms.get("stap_pmu", {}), ms.get("systemtap", {})
     L.append(f"| module size, stripped `.ko` (bytes) | {fmt(sp.get('stripped_ko_bytes'))} | {fmt(sb.get('stripped_ko_bytes'))} | |")
@@ -369,6 +383,7 @@ def main():
         "kernel": a.kernel,
         "translate_ratio_vs_stap": ratio_entry(res, "translate", cmds.get("translate")),
         "build_ratio_vs_stap": ratio_entry(res, "build", cmds.get("build")),
+        "build_cached_s": cached_build(res, cmds.get("build_cached")),
         "probe_instr_per_hit": probe,
         "counter_read_instr": arm64(res, cmds),
         "fat_bytes_4events_x86": fat(res, cmds.get("fat")),

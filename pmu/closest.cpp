@@ -39,7 +39,7 @@ void collect_names(const detail::PmuDesc &pmu, std::vector<std::string> &out)
 std::vector<std::string> Resolver::closest(const std::string &event,
 					   const std::vector<std::string> &pmus, size_t n)
 {
-	if (init())
+	if (!init())
 		return {};
 	std::string_view query = event;
 	if (auto pos = query.find("::"); pos != std::string_view::npos)

@@ -110,6 +110,7 @@ void check_match(const CpuMatch &m, bool arm)
 	bool ok = arm ? m.family <= 0xff && m.model_max <= 0xffff && m.stepping_max <= 0xff
 		      : m.family < 64 && m.model_max <= 0xff && m.stepping_max <= 15;
 	if (!ok || m.model_min > m.model_max || m.stepping_min > m.stepping_max)
+		// internal invariant: the match tables are pmu/'s own, no script reaches this
 		throw std::logic_error(fmt::format("CPU match {} {}/{}-{} does not fit the "
 						   "packed match entry",
 						   m.vendor, m.family, m.model_min, m.model_max));
@@ -151,24 +152,29 @@ Layout layout(const FatTable &t)
 		if (it == l.vec.end())
 			l.vec.push_back(std::move(v));
 		if (r.match.size() > 0xff)
+			// internal invariant: pmu/'s match tables give a PMU a few entries
 			throw std::logic_error("more than 255 CPU match entries in row " + r.pmu);
 		for (const CpuMatch &m : r.match)
 			check_match(m, l.arm);
 		l.nmatch += r.match.size();
 	}
 	if (t.rows.size() > 0xff)
+		// internal invariant: one row per known PMU plus perf, far below 255
 		throw std::logic_error("more than 255 PMU rows");
 	for (size_t i = 0; i < l.enc.size(); i++)
 		if (needs_ext(l.enc[i]))
 			l.ext.push_back(i);
 	l.wide = l.enc.size() > 0xff;
 	if (l.wide && l.enc.size() > 0xffff)
+		// internal invariant, not a checked limit: only a script with thousands
+		// of distinct @pmu events would get near it (sema does not cap them)
 		throw std::logic_error("more than 65535 distinct PMU encodings");
 
 	// front coding: 1 + (bytes shared with the previous name), the rest, NUL
 	std::string prev;
 	for (const Row &r : t.rows) {
 		if (r.pmu.empty() || r.pmu.size() > name_max)
+			// internal invariant: row names are pmu/'s PMU names, none that long
 			throw std::logic_error("PMU row name '" + r.pmu + "' is empty or too long");
 		size_t k = 0;
 		while (k < prev.size() && k < r.pmu.size() && k < 126 && prev[k] == r.pmu[k])

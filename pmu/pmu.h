@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "translator/support/result.h"
+
 namespace stap_pmu::pmu {
 
 // Target architecture of a module: decides what "host" and "all" mean.
@@ -65,19 +67,19 @@ struct CpuId {
 class Resolver {
 public:
 	// Initializes libpfm4 with LIBPFM_ENCODE_INACTIVE so every PMU of the
-	// build's tables can be encoded. Returns an error text on failure.
-	static std::optional<std::string> init();
+	// build's tables can be encoded. Initializes once; later calls return the same result.
+	static Status init();
 
 	// Targets for --pmu-targets: "host" expands to the PMU matching this
 	// machine's CPUID (nothing if none matches or the host is not of
 	// ARCH), "all" to every core PMU of ARCH, "intel"/"amd" to the x86 ones
 	// of that vendor; other names are PMU names (libpfm4's, or the arm64
-	// table's). Unknown names produce an error text in *err.
-	static std::vector<std::string> expand_targets(const std::vector<std::string> &spec,
-						       Arch arch, std::string *err);
-	// Same, for the build host's architecture.
-	static std::vector<std::string> expand_targets(const std::vector<std::string> &spec,
-						       std::string *err);
+	// table's). Unknown names are an error.
+	static Result<std::vector<std::string>>
+	expand_targets(const std::vector<std::string> &spec, Arch arch);
+	// Same, for the architecture of the first named PMU, else the build host's.
+	static Result<std::vector<std::string>>
+	expand_targets(const std::vector<std::string> &spec);
 
 	// The architecture a target PMU belongs to ("perf": nullopt, any).
 	static std::optional<Arch> pmu_arch(const std::string &pmu);

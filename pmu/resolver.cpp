@@ -137,9 +137,11 @@ const PmuDesc *find_pmu(std::string_view name)
 
 } // namespace detail
 
-std::optional<std::string> Resolver::init()
+Status Resolver::init()
 {
-	return state().error;
+	if (const auto &e = state().error)
+		return fail(*e);
+	return {};
 }
 
 namespace {
@@ -182,8 +184,8 @@ TargetEncoding Resolver::encode(const std::string &event, const std::string &pmu
 {
 	TargetEncoding out;
 	out.pmu = pmu;
-	if (auto err = init()) {
-		out.reason = *err;
+	if (auto st = init(); !st) {
+		out.reason = st.error().what;
 		return out;
 	}
 	if (!detail::find_arm_pmu(pmu) && !detail::find_pmu(pmu)) {

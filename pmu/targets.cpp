@@ -43,28 +43,24 @@ std::string unknown_pmu_error(const std::string &name)
 			   fmt::join(close, ", "));
 }
 
-// Resolve one user-given name to a canonical PMU name, or an error text.
-std::optional<std::string> resolve_name(const std::string &name, std::string *err)
+// Resolve one user-given name to a canonical PMU name.
+Result<std::string> resolve_name(const std::string &name)
 {
 	if (const detail::ArmPmu *arm = detail::find_arm_pmu(name))
 		return std::string(arm->name);
 	const detail::PmuDesc *p = detail::find_pmu(name);
 	if (p && p->name == detail::generic_pmu)
-		return p->name;
+		return std::string(p->name);
 	if (p && p->kind == detail::PmuKind::core) {
 		if (!Resolver::cpu_matches(p->name).empty())
-			return p->name;
-		*err = fmt::format("PMU '{}' cannot be a target: no CPU model selects it "
-				   "(architectural or deprecated table)", p->name);
-		return std::nullopt;
+			return std::string(p->name);
+		return fail(fmt::format("PMU '{}' cannot be a target: no CPU model selects it "
+					"(architectural or deprecated table)", p->name));
 	}
-	if (p) {
-		*err = fmt::format("PMU '{}' cannot be a target: only CPU core PMUs and "
-				   "'perf' are supported", p->name);
-		return std::nullopt;
-	}
-	*err = unknown_pmu_error(name);
-	return std::nullopt;
+	if (p)
+		return fail(fmt::format("PMU '{}' cannot be a target: only CPU core PMUs and "
+					"'perf' are supported", p->name));
+	return fail(unknown_pmu_error(name));
 }
 
 // Every core PMU of ARCH whose match entries are of VENDOR ("" any).
@@ -86,30 +82,24 @@ std::vector<std::string> group(Arch arch, std::string_view vendor)
 
 } // namespace
 
-std::vector<std::string> Resolver::expand_targets(const std::vector<std::string> &spec,
-						  std::string *err)
+Result<std::vector<std::string>> Resolver::expand_targets(const std::vector<std::string> &spec)
 {
 	// The architecture of the first named PMU, else the host's.
 	for (const auto &item : spec) {
 		const detail::ArmPmu *arm = detail::find_arm_pmu(item);
 		if (arm)
-			return expand_targets(spec, Arch::arm64, err);
+			return expand_targets(spec, Arch::arm64);
 		if (pmu_arch(item))
 			break;
 	}
-	return expand_targets(spec, host_arch(), err);
+	return expand_targets(spec, host_arch());
 }
 
-std::vector<std::string> Resolver::expand_targets(const std::vector<std::string> &spec,
-						  Arch arch, std::string *err)
+Result<std::vector<std::string>> Resolver::expand_targets(const std::vector<std::string> &spec,
+							  Arch arch)
 {
-	std::string local_err;
-	std::string &error = err ? *err : local_err;
-	error.clear();
-	if (auto e = init()) {
-		error = *e;
-		return {};
-	}
+	if (auto st = init(); !st)
+		return st.error();
 
 	std::vector<std::string> out;
 	bool want_generic = false;
@@ -127,11 +117,9 @@ std::vector<std::string> Resolver::expand_targets(const std::vector<std::string>
 			continue;
 		}
 		if (item == "all" || item == "intel" || item == "amd") {
-			if (item != "all" && arch != Arch::x86_64) {
-				error = fmt::format("'{}' names x86 PMUs; the target architecture is {}",
-						    item, arch_name(arch));
-				return {};
-			}
+			if (item != "all" && arch != Arch::x86_64)
+				return fail(fmt::format("'{}' names x86 PMUs; the target architecture is {}",
+							item, arch_name(arch)));
 			std::string_view vendor = item == "intel" ? "GenuineIntel"
 						  : item == "amd"   ? "AuthenticAMD"
 								    : "";
@@ -139,14 +127,12 @@ std::vector<std::string> Resolver::expand_targets(const std::vector<std::string>
 				add(name);
 			continue;
 		}
-		auto name = resolve_name(item, &error);
+		auto name = resolve_name(item);
 		if (!name)
-			return {};
-		if (auto a = pmu_arch(*name); a && *a != arch) {
-			error = fmt::format("PMU '{}' is an {} PMU; the target architecture is {}",
-					    item, arch_name(*a), arch_name(arch));
-			return {};
-		}
+			return name.error();
+		if (auto a = pmu_arch(*name); a && *a != arch)
+			return fail(fmt::format("PMU '{}' is an {} PMU; the target architecture is {}",
+						item, arch_name(*a), arch_name(arch)));
 		add(*name);
 	}
 	if (want_generic)

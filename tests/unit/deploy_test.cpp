@@ -220,6 +220,15 @@ TEST(DeployBoot, InitramfsErrors)
 	ASSERT_FALSE(no_cpio.ok());
 	EXPECT_EQ(no_cpio.error().what,
 		  "cannot build the archive to add: cannot run cpio: No such file or directory");
+	// a cpio that runs and fails
+	fs::create_directory(d.path() + "/bin");
+	write(d.path() + "/bin/cpio", "#!/bin/sh\nexit 1\n");
+	chmod((d.path() + "/bin/cpio").c_str(), 0755);
+	setenv("PATH", (d.path() + "/bin").c_str(), 1);
+	Status cpio_fails = boot::append_to_initramfs(image, d.path() + "/m.ko", "m");
+	setenv("PATH", path.c_str(), 1);
+	ASSERT_FALSE(cpio_fails.ok());
+	EXPECT_EQ(cpio_fails.error().what, "cannot build the archive to add: cpio/gzip failed");
 	EXPECT_EQ(fs::file_size(image), 6u); // the image is untouched
 }
 

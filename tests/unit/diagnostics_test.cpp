@@ -1,7 +1,11 @@
 // diagnostics_test.cpp - the rendered form of errors, warnings and hints.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
+
 #include "translator/frontend/diagnostics.h"
+#include "translator/frontend/source.h"
 
 using namespace stap_pmu;
 
@@ -49,4 +53,26 @@ TEST(Diagnostics, LongLinesAreCutAroundTheCaret)
 	size_t l2 = out.find('\n') + 1, l3 = out.find('\n', l2) + 1;
 	std::string src = out.substr(l2, l3 - l2), caret = out.substr(l3);
 	EXPECT_EQ(src[caret.find('^')], '!');
+}
+
+TEST(SourceFile, ReadSourceFileSaysWhyItCannot)
+{
+	auto dir = read_source_file("/");
+	ASSERT_FALSE(dir);
+	EXPECT_EQ(dir.error().what, "/: is a directory, not a script");
+	auto missing = read_source_file("/nonexistent/x.stp");
+	ASSERT_FALSE(missing);
+	EXPECT_EQ(missing.error().what, "/nonexistent/x.stp: cannot open: No such file or directory");
+
+	std::string path = testing::TempDir() + "read_source_test.stp";
+	std::ofstream(path) << "probe begin { exit() }\n";
+	auto ok = read_source_file(path);
+	ASSERT_TRUE(ok) << ok.error().what;
+	EXPECT_EQ((*ok)->name(), path);
+	EXPECT_EQ((*ok)->line(1), "probe begin { exit() }");
+	std::ofstream(path, std::ios::binary) << std::string("a\0b", 3);
+	auto bin = read_source_file(path);
+	ASSERT_FALSE(bin);
+	EXPECT_EQ(bin.error().what, path + ": not a script (binary file)");
+	std::remove(path.c_str());
 }

@@ -29,7 +29,8 @@ Encoding enc_ok(const std::string &event, const std::string &pmu)
 
 TEST(PmuResolver, Initializes)
 {
-	EXPECT_EQ(Resolver::init(), std::nullopt);
+	auto st = Resolver::init();
+	EXPECT_TRUE(st) << st.error().what;
 	EXPECT_EQ(Resolver::pfm_version(), "4.13");
 }
 
@@ -196,7 +197,7 @@ TEST(PmuCpuMatch, KnownModels)
 
 TEST(PmuCpuMatch, TableIsConsistentWithLibpfm)
 {
-	ASSERT_EQ(Resolver::init(), std::nullopt);
+	ASSERT_TRUE(Resolver::init());
 	auto pmus = Resolver::matched_pmus();
 	EXPECT_EQ(pmus.size(), 47u); // 49 x86 core PMUs minus ix86arch, amd64_fam17h
 	for (const auto &p : pmus) {
@@ -228,36 +229,37 @@ TEST(PmuHost, CpuIdIsRead)
 	EXPECT_FALSE(cpu.vendor.empty());
 	EXPECT_GE(cpu.family, 5u);
 #endif
-	std::string err;
-	auto host = Resolver::expand_targets({"host"}, &err);
-	EXPECT_EQ(err, "");
+	auto host = Resolver::expand_targets({"host"});
+	ASSERT_TRUE(host) << host.error().what;
 	auto expected = Resolver::pmu_for_cpu(cpu);
-	EXPECT_EQ(host, expected ? std::vector<std::string>{*expected} : std::vector<std::string>{});
+	EXPECT_EQ(*host, expected ? std::vector<std::string>{*expected} : std::vector<std::string>{});
 }
 
 TEST(PmuTargets, ExpandDedupAndGenericLast)
 {
-	std::string err;
-	EXPECT_EQ(Resolver::expand_targets({"perf", "skl", "SKX", "skl", "perf"}, &err),
-		  (std::vector<std::string>{"skl", "skx", "perf"}));
-	EXPECT_EQ(err, "");
-	EXPECT_TRUE(Resolver::expand_targets({}, &err).empty());
+	auto t = Resolver::expand_targets({"perf", "skl", "SKX", "skl", "perf"});
+	ASSERT_TRUE(t) << t.error().what;
+	EXPECT_EQ(*t, (std::vector<std::string>{"skl", "skx", "perf"}));
+	auto none = Resolver::expand_targets({});
+	ASSERT_TRUE(none) << none.error().what;
+	EXPECT_TRUE(none->empty());
 }
 
 TEST(PmuTargets, Errors)
 {
-	std::string err;
-	EXPECT_TRUE(Resolver::expand_targets({"skl", "xyz"}, &err).empty());
+	auto error_of = [](const std::vector<std::string> &spec) {
+		auto r = Resolver::expand_targets(spec);
+		return r ? std::string("(no error)") : r.error().what;
+	};
+	std::string err = error_of({"skl", "xyz"});
 	EXPECT_EQ(err.rfind("unknown PMU 'xyz' (known: ", 0), 0u) << err;
-	Resolver::expand_targets({"sklx"}, &err);
+	err = error_of({"sklx"});
 	EXPECT_TRUE(contains(err, "skl")) << err;
 	EXPECT_TRUE(contains(err, "skx")) << err;
-	Resolver::expand_targets({"ix86arch"}, &err);
+	err = error_of({"ix86arch"});
 	EXPECT_TRUE(contains(err, "no CPU model selects it")) << err;
-	Resolver::expand_targets({"perf_raw"}, &err);
+	err = error_of({"perf_raw"});
 	EXPECT_TRUE(contains(err, "only CPU core PMUs")) << err;
-	// Expanding with a null error pointer must not crash.
-	EXPECT_TRUE(Resolver::expand_targets({"xyz"}, nullptr).empty());
 }
 
 TEST(PmuFatTable, RowsDedupAndMissing)

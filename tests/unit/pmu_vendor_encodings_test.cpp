@@ -175,27 +175,32 @@ TEST(PmuConcepts, ResolvePerPmu)
 
 TEST(PmuTargets, GroupsAndArch)
 {
-	std::string err;
-	auto all = Resolver::expand_targets({"all"}, Arch::x86_64, &err);
-	EXPECT_EQ(err, "");
-	EXPECT_EQ(all.size(), 47u);
-	auto intel = Resolver::expand_targets({"intel"}, Arch::x86_64, &err);
-	auto amd = Resolver::expand_targets({"amd"}, Arch::x86_64, &err);
-	EXPECT_EQ(intel.size() + amd.size(), 47u);
-	EXPECT_EQ(intel.front(), "core");
-	EXPECT_EQ(amd.back(), "amd64_fam19h_zen4");
-	auto arm = Resolver::expand_targets({"all", "perf"}, Arch::arm64, &err);
-	EXPECT_EQ(err, "");
-	EXPECT_EQ(arm, (std::vector<std::string>{"arm_ac53", "arm_ac57", "arm_ac72", "arm_ac76",
-						 "arm_n1", "arm_n2", "arm_v1", "perf"}));
-	EXPECT_EQ(Resolver::expand_targets({"cortex-a57"}, &err),
-		  std::vector<std::string>{"arm_ac57"});
-	Resolver::expand_targets({"skl"}, Arch::arm64, &err);
-	EXPECT_EQ(err, "PMU 'skl' is an x86_64 PMU; the target architecture is arm64");
-	Resolver::expand_targets({"intel"}, Arch::arm64, &err);
-	EXPECT_EQ(err, "'intel' names x86 PMUs; the target architecture is arm64");
+	auto all = Resolver::expand_targets({"all"}, Arch::x86_64);
+	ASSERT_TRUE(all) << all.error().what;
+	EXPECT_EQ(all->size(), 47u);
+	auto intel = Resolver::expand_targets({"intel"}, Arch::x86_64);
+	auto amd = Resolver::expand_targets({"amd"}, Arch::x86_64);
+	ASSERT_TRUE(intel && amd);
+	EXPECT_EQ(intel->size() + amd->size(), 47u);
+	EXPECT_EQ(intel->front(), "core");
+	EXPECT_EQ(amd->back(), "amd64_fam19h_zen4");
+	auto arm = Resolver::expand_targets({"all", "perf"}, Arch::arm64);
+	ASSERT_TRUE(arm) << arm.error().what;
+	EXPECT_EQ(*arm, (std::vector<std::string>{"arm_ac53", "arm_ac57", "arm_ac72", "arm_ac76",
+						  "arm_n1", "arm_n2", "arm_v1", "perf"}));
+	auto a57 = Resolver::expand_targets({"cortex-a57"});
+	ASSERT_TRUE(a57) << a57.error().what;
+	EXPECT_EQ(*a57, std::vector<std::string>{"arm_ac57"});
+	auto skl = Resolver::expand_targets({"skl"}, Arch::arm64);
+	ASSERT_FALSE(skl);
+	EXPECT_EQ(skl.error().what, "PMU 'skl' is an x86_64 PMU; the target architecture is arm64");
+	auto intel_arm = Resolver::expand_targets({"intel"}, Arch::arm64);
+	ASSERT_FALSE(intel_arm);
+	EXPECT_EQ(intel_arm.error().what, "'intel' names x86 PMUs; the target architecture is arm64");
 #if !defined(__aarch64__)
-	EXPECT_TRUE(Resolver::expand_targets({"host"}, Arch::arm64, &err).empty());
+	auto host = Resolver::expand_targets({"host"}, Arch::arm64);
+	ASSERT_TRUE(host) << host.error().what;
+	EXPECT_TRUE(host->empty());
 #endif
 }
 

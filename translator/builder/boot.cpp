@@ -62,9 +62,18 @@ Status filter(const std::vector<std::string> &argv, const std::string &in_path,
 {
 	sys::Fd in(open(in_path.c_str(), O_RDONLY | O_CLOEXEC));
 	sys::Fd out(open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-	std::string why;
-	if (!in || !out || sys::run(argv, in.get(), out.get(), -1, cwd, 60, &why) != 0)
-		return fail(why.empty() ? std::string("cpio/gzip failed") : why);
+	if (!in || !out)
+		return fail("cpio/gzip failed");
+	sys::Spawn spec;
+	spec.argv = argv;
+	spec.in = in.get();
+	spec.out = out.get();
+	spec.cwd = cwd;
+	auto st = sys::run(spec, 60);
+	if (!st)
+		return st.error();
+	if (*st != 0)
+		return fail("cpio/gzip failed");
 	return {};
 }
 

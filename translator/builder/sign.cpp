@@ -27,14 +27,17 @@ Status sign_module(const std::string &tree, const std::string &key, const std::s
 	sys::Fd fd(mkstemp(log));
 	if (!fd)
 		return fail(std::string("cannot sign: temporary file: ") + strerror(errno));
-	std::string why;
-	int st = sys::run({tool, "sha256", key, cert, ko}, -1, fd.get(), fd.get(), "", 60, &why);
+	sys::Spawn spec;
+	spec.argv = {tool, "sha256", key, cert, ko};
+	spec.out = spec.err = fd.get();
+	auto st = sys::run(spec, 60);
 	fd.reset();
 	std::string out = sys::read_file(log).value_or("");
 	unlink(log);
 	while (!out.empty() && out.back() == '\n')
 		out.pop_back();
-	if (st != 0 || !loader::module_is_signed(ko))
+	std::string why = st ? "" : st.error().what;
+	if (!st || *st != 0 || !loader::module_is_signed(ko))
 		return fail("sign-file failed" + (why.empty() ? "" : ": " + why) +
 			    (out.empty() ? "" : ": " + out.substr(0, out.find('\n'))));
 	return {};

@@ -11,7 +11,7 @@
 #include "translator/builder/cache.h"
 #include "translator/builder/kbuild.h"
 #include "translator/kernelinfo/kernel.h"
-#include "translator/support/paths.h"
+#include "translator/support/file.h"
 #include "translator/builder/tracequery_build.h"
 
 namespace fs = std::filesystem;
@@ -121,10 +121,10 @@ Result<std::string> KbuildQueryModuleBuilder::build(const Target &t, const std::
 					  << *p << ")\n";
 			return *p;
 		}
-	std::string err;
-	std::string tmpl = make_temp_dir("stap-pmu-tq", err);
-	if (tmpl.empty())
-		return fail(err);
+	auto tmp = sys::TempDir::create("stap-pmu-tq");
+	if (!tmp)
+		return tmp.error();
+	const std::string tmpl = tmp->path();
 	KbuildRequest kr;
 	kr.module_name = name;
 	kr.c_source = src;
@@ -136,11 +136,8 @@ Result<std::string> KbuildQueryModuleBuilder::build(const Target &t, const std::
 	kr.make_vars = t.make_vars;
 	kr.extra_ccflags = "-g";
 	KbuildResult res = kbuild(kr);
-	if (!res.ok) {
-		std::error_code ec;
-		fs::remove_all(tmpl, ec);
+	if (!res.ok)
 		return fail(res.error, first_errors(res.log));
-	}
 	if (o.verbose)
 		std::cerr << "Pass 2: built tracepoint query " << name << " in "
 			  << std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -149,8 +146,6 @@ Result<std::string> KbuildQueryModuleBuilder::build(const Target &t, const std::
 			  << "ms\n";
 	if (o.use_cache) {
 		if (Result<std::string> p = cache::store(dir, key, name, res.ko_path)) {
-			std::error_code ec;
-			fs::remove_all(tmpl, ec);
 			return *p;
 		} else {
 			std::cerr << "stap-pmu: warning: module cache: " << p.error().what << "\n";
@@ -158,7 +153,8 @@ Result<std::string> KbuildQueryModuleBuilder::build(const Target &t, const std::
 	}
 	static std::once_flag once;
 	std::call_once(once, [] { std::atexit(remove_leftovers); });
-	leftovers().push_back(tmpl);
+	// the module is used from its build directory: it outlives this scope
+	leftovers().push_back(tmp->keep());
 	return res.ko_path;
 }
 

@@ -64,11 +64,7 @@ Result<std::unique_ptr<SourceFile>> load_script(const Cli &cli)
 	}
 	if (cli.script_file.empty())
 		return fail("no script given: name a script file or use -e 'SCRIPT'");
-	std::string err;
-	auto src = read_source_file(cli.script_file, &err);
-	if (!src)
-		return fail(err);
-	return src;
+	return read_source_file(cli.script_file);
 }
 
 // "1 probe", "2 probes"

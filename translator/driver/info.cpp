@@ -14,15 +14,14 @@ namespace {
 // architecture (-a / --vm-arch decides what host and all mean).
 Result<std::vector<std::string>> cli_pmu_targets(const Cli &cli, pmu::Arch *arch_out)
 {
-	if (auto err = pmu::Resolver::init())
-		return fail("cannot initialize libpfm4: " + *err);
+	if (auto st = pmu::Resolver::init(); !st)
+		return fail("cannot initialize libpfm4: " + st.error().what);
 	auto arch = pmu::parse_arch(!cli.arch.empty() ? cli.arch : cli.vm_arch);
 	if (!arch)
 		return fail("unknown architecture '" + cli.arch + cli.vm_arch + "' (x86_64, arm64)");
-	std::string err;
-	auto targets = pmu::Resolver::expand_targets(split_list(cli.pmu_targets), *arch, &err);
-	if (!err.empty())
-		return fail(err);
+	auto targets = pmu::Resolver::expand_targets(split_list(cli.pmu_targets), *arch);
+	if (!targets)
+		return targets.error();
 	if (arch_out)
 		*arch_out = *arch;
 	return targets;

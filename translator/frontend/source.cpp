@@ -44,39 +44,28 @@ std::optional<std::string> check_script_size(const std::string &name, size_t byt
 	       std::to_string(max_script_bytes >> 20) + " MiB";
 }
 
-std::unique_ptr<SourceFile> read_source_file(const std::string &path, std::string *err)
+Result<std::unique_ptr<SourceFile>> read_source_file(const std::string &path)
 {
 	std::error_code ec;
-	if (std::filesystem::is_directory(path, ec)) {
-		*err = path + ": is a directory, not a script";
-		return nullptr;
-	}
+	if (std::filesystem::is_directory(path, ec))
+		return fail(path + ": is a directory, not a script");
 	std::ifstream in(path, std::ios::binary);
-	if (!in) {
-		*err = path + ": cannot open: " + std::strerror(errno);
-		return nullptr;
-	}
+	if (!in)
+		return fail(path + ": cannot open: " + std::strerror(errno));
 	// Check the size before reading: a huge file is refused, not slurped.
 	in.seekg(0, std::ios::end);
 	std::streamoff size = in.tellg();
 	in.seekg(0, std::ios::beg);
-	if (size > 0) {
-		if (auto e = check_script_size(path, static_cast<size_t>(size))) {
-			*err = *e;
-			return nullptr;
-		}
-	}
+	if (size > 0)
+		if (auto e = check_script_size(path, static_cast<size_t>(size)))
+			return fail(*e);
 	std::ostringstream ss;
 	ss << in.rdbuf();
 	std::string text = ss.str();
-	if (auto e = check_script_size(path, text.size())) { // pipes and /proc files
-		*err = *e;
-		return nullptr;
-	}
-	if (text.find('\0') != std::string::npos) {
-		*err = path + ": not a script (binary file)";
-		return nullptr;
-	}
+	if (auto e = check_script_size(path, text.size())) // pipes and /proc files
+		return fail(*e);
+	if (text.find('\0') != std::string::npos)
+		return fail(path + ": not a script (binary file)");
 	return std::make_unique<SourceFile>(path, std::move(text));
 }
 

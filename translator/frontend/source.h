@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "translator/support/result.h"
+
 namespace stap_pmu {
 
 // One script file (or "<input>" for -e) held in memory.
@@ -42,7 +44,7 @@ inline constexpr size_t max_script_bytes = 4u << 20;
 // The error for a script of `bytes` bytes, if it is over the limit.
 std::optional<std::string> check_script_size(const std::string &name, size_t bytes);
 
-// Reads a script from disk; returns nullptr and sets *err on failure.
-std::unique_ptr<SourceFile> read_source_file(const std::string &path, std::string *err);
+// Reads a script from disk; the error says why it is not a script it can read.
+Result<std::unique_ptr<SourceFile>> read_source_file(const std::string &path);
 
 } // namespace stap_pmu

@@ -109,11 +109,11 @@ std::vector<TapsetFile> load_tapsets(const std::vector<std::string> &dirs, const
 				files.push_back(it->path());
 		std::sort(files.begin(), files.end());
 		for (const fs::path &p : files) {
-			std::string err;
-			TapsetFile t;
-			t.source = read_source_file(p.string(), &err);
-			if (!t.source)
+			auto src = read_source_file(p.string());
+			if (!src)
 				continue;
+			TapsetFile t;
+			t.source = std::move(*src);
 			Diagnostics scratch;
 			t.script = parse(*t.source, scratch, pp);
 			for (const Function &f : t.script.functions)

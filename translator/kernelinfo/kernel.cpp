@@ -339,17 +339,20 @@ Status extract_vmlinux(const std::string &vmlinuz, const std::string &out)
 		sys::Fd o(open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
 		if (!o)
 			return fail("cannot create " + tmp + ": " + strerror(errno));
-		std::string run_why;
+		sys::Spawn xz;
+		xz.argv = {"xz", "-dc"};
+		xz.in = in.get();
+		xz.out = o.get();
 		// xz complains about the bzImage bytes after the stream: its status is not
 		// meaningful, the ELF check below is.
-		int st = sys::run({"xz", "-dc"}, in.get(), o.get(), -1, "", 120, &run_why);
+		auto st = sys::run(xz, 120);
 		in.reset();
 		o.reset();
-		if (st < 0 && run_why.find("cannot run") == 0) {
+		if (!st && st.error().what.find("cannot run") == 0) {
 			unlink(tmp.c_str());
-			return fail(run_why + " (install xz-utils)");
+			return fail(st.error().what + " (install xz-utils)");
 		}
-		if (st >= 0 && is_complete_elf(tmp)) {
+		if (st && is_complete_elf(tmp)) {
 			if (rename(tmp.c_str(), out.c_str()) != 0) {
 				Error e = fail("cannot rename " + tmp + ": " + strerror(errno));
 				unlink(tmp.c_str());

@@ -55,7 +55,7 @@ std::string module_params(int target_pid)
 	return "_stp_target=" + std::to_string(target_pid < 0 ? 0 : target_pid);
 }
 
-std::string dropped_warning(const Status &st)
+std::string dropped_warning(const ModuleStatus &st)
 {
 	if (!st.dropped)
 		return "";
@@ -67,9 +67,9 @@ std::string dropped_warning(const Status &st)
 	return w + " was full; -D STP_BUFSIZE=BYTES makes it larger";
 }
 
-std::optional<Status> parse_status(std::string_view text)
+std::optional<ModuleStatus> parse_status(std::string_view text)
 {
-	Status st;
+	ModuleStatus st;
 	bool first = true;
 	while (!text.empty()) {
 		size_t nl = text.find('\n');
@@ -82,7 +82,7 @@ std::optional<Status> parse_status(std::string_view text)
 		}
 		size_t sp = line.find(' ');
 		if (sp == std::string::npos)
-			return first ? std::nullopt : std::optional<Status>(st);
+			return first ? std::nullopt : std::optional<ModuleStatus>(st);
 		std::string key = line.substr(0, sp);
 		std::string val = trim(line.substr(sp + 1));
 		if (first) {

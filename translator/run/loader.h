@@ -27,7 +27,7 @@ struct LoadOptions {
 };
 
 // One parsed /proc/<module>/status file.
-struct Status {
+struct ModuleStatus {
 	std::string state;            // starting, running, exit-requested, stopping, stopped
 	int exit_code = 0;
 	uint64_t skipped = 0;
@@ -38,7 +38,7 @@ struct Status {
 };
 
 // "WARNING: N output records dropped ..." for a status with drops, else "".
-std::string dropped_warning(const Status &st);
+std::string dropped_warning(const ModuleStatus &st);
 
 // Words of a command that needs no shell (only [A-Za-z0-9_-./,:+@%^] and blanks);
 // empty when it has to run through /bin/sh -c (quotes, $, *, ;, |, >, =, ...).
@@ -48,7 +48,7 @@ std::vector<std::string> simple_command_words(std::string_view cmd);
 std::string module_params(int target_pid);
 
 // Parses a status file; nullopt when the first line is not "<state> <exit_code>".
-std::optional<Status> parse_status(std::string_view text);
+std::optional<ModuleStatus> parse_status(std::string_view text);
 
 // Module name from a .ko's .modinfo ("name=..."), nullopt when unreadable.
 std::optional<std::string> modinfo_name(const std::string &ko_path);

@@ -45,14 +45,15 @@ void drain_output(ModuleFiles &m, Sink &dest);
 // malformed or in the middle of a record.
 bool finish_output(const ModuleFiles &m);
 // Reads dir/status: "cannot read DIR/status<when>: REASON" when it cannot.
-Result<Status> read_status(const ModuleFiles &m, std::string_view when = "");
-Result<void> write_control(const ModuleFiles &m, const char *cmd);
+Result<ModuleStatus> read_status(const ModuleFiles &m, std::string_view when = "");
+Status write_control(const ModuleFiles &m, const char *cmd);
 // Writes "stop" (unless the module stopped already) and drains the output
 // until the state is "stopped" or stop_timeout_ms passes. Returns the final
 // status when stopped (its drop and skip counts reported), else nothing.
-std::optional<Status> stop_and_drain(ModuleFiles &mf, Sink &out, std::optional<Status> st,
-				     const std::string &name, int stop_timeout_ms, int poll_ms);
+std::optional<ModuleStatus> stop_and_drain(ModuleFiles &mf, Sink &out,
+					   std::optional<ModuleStatus> st, const std::string &name,
+					   int stop_timeout_ms, int poll_ms);
 // delete_module, retried while the module is busy.
-Result<void> unload(const std::string &name, int timeout_ms, bool verbose);
+Status unload(const std::string &name, int timeout_ms, bool verbose);
 
 } // namespace stap_pmu::loader::detail

@@ -102,7 +102,7 @@ bool finish_output(const ModuleFiles &m)
 	return true;
 }
 
-Result<Status> read_status(const ModuleFiles &m, std::string_view when)
+Result<ModuleStatus> read_status(const ModuleFiles &m, std::string_view when)
 {
 	std::string what = "cannot read " + m.dir + "/status" + std::string(when) + ": ";
 	auto text = read_small(m.dir + "/status");
@@ -114,7 +114,7 @@ Result<Status> read_status(const ModuleFiles &m, std::string_view when)
 	return *st;
 }
 
-Result<void> write_control(const ModuleFiles &m, const char *cmd)
+Status write_control(const ModuleFiles &m, const char *cmd)
 {
 	std::string path = m.dir + "/control";
 	sys::Fd fd = sys::Fd::open(path, O_WRONLY);
@@ -125,14 +125,15 @@ Result<void> write_control(const ModuleFiles &m, const char *cmd)
 	return {};
 }
 
-std::optional<Status> stop_and_drain(ModuleFiles &mf, Sink &out, std::optional<Status> st,
-				     const std::string &name, int stop_timeout_ms, int poll_ms)
+std::optional<ModuleStatus> stop_and_drain(ModuleFiles &mf, Sink &out,
+					   std::optional<ModuleStatus> st, const std::string &name,
+					   int stop_timeout_ms, int poll_ms)
 {
 	// First make room: the end probes write into the same per-CPU buffers,
 	// which a module loaded at boot may have filled while nobody read them.
 	drain_output(mf, out);
 	bool stopped = st && st->state == "stopped";
-	Result<void> ctl;
+	Status ctl;
 	if (!stopped && !(ctl = write_control(mf, "stop")))
 		error(ctl.error().what);
 	long long deadline = now_ms() + stop_timeout_ms;
@@ -167,7 +168,7 @@ std::optional<Status> stop_and_drain(ModuleFiles &mf, Sink &out, std::optional<S
 	return st;
 }
 
-Result<void> unload(const std::string &name, int timeout_ms, bool verbose)
+Status unload(const std::string &name, int timeout_ms, bool verbose)
 {
 	long long deadline = now_ms() + timeout_ms;
 	for (;;) {

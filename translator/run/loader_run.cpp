@@ -71,9 +71,9 @@ public:
 	int run();
 
 private:
-	Result<void> open_inputs();
-	Result<void> start_command();
-	Result<void> load();
+	Status open_inputs();
+	Status start_command();
+	Status load();
 	void open_module_files();
 	void wait_started();
 	void release_command();
@@ -94,14 +94,14 @@ private:
 	std::optional<sys::SignalScope> no_sigpipe_, stop_signals_;
 	std::optional<sys::Child> cmd_;
 	ModuleFiles mf_;
-	std::optional<Status> st_;
+	std::optional<ModuleStatus> st_;
 	bool failed_ = false;
 	int rc_ = 1;
 };
 
 int LoaderSession::run()
 {
-	Result<void> s = open_inputs();
+	Status s = open_inputs();
 	if (s) {
 		no_sigpipe_.emplace(sys::SignalScope::kIgnorePipe);
 		s = start_command();
@@ -111,7 +111,7 @@ int LoaderSession::run()
 		return 1;
 	}
 	stop_signals_.emplace(sys::SignalScope::kCatchStop);
-	if (Result<void> l = load(); !l) {
+	if (Status l = load(); !l) {
 		error(l.error().what);
 		finish_command(false);
 		return 1;
@@ -123,14 +123,14 @@ int LoaderSession::run()
 	finish_command(o_.verbose);
 	if (o_.verbose && cmd_ && cmd_->poll())
 		say("stap-pmu: the command " + sys::describe_wait(*cmd_->poll()));
-	if (Result<void> u = unload(name_, o_.unload_timeout_ms, o_.verbose); !u) {
+	if (Status u = unload(name_, o_.unload_timeout_ms, o_.verbose); !u) {
 		error(u.error().what);
 		failed_ = true;
 	}
 	return exit_code();
 }
 
-Result<void> LoaderSession::open_inputs()
+Status LoaderSession::open_inputs()
 {
 	if (o_.module_path.empty())
 		return fail("no module given");
@@ -157,7 +157,7 @@ Result<void> LoaderSession::open_inputs()
 // directly, so that target() is the program itself and no shell start-up
 // syscalls (ash and dash both call getpid) are attributed to it; anything
 // else goes through /bin/sh -c.
-Result<void> LoaderSession::start_command()
+Status LoaderSession::start_command()
 {
 	if (o_.command.empty())
 		return {};
@@ -180,7 +180,7 @@ Result<void> LoaderSession::start_command()
 }
 
 // finit_module, with the module's kernel log lines on failure.
-Result<void> LoaderSession::load()
+Status LoaderSession::load()
 {
 	std::string params = module_params(target_);
 	if (o_.verbose)
@@ -288,7 +288,8 @@ void LoaderSession::stop(const std::string &reason)
 		return;
 	if (o_.verbose && !reason.empty())
 		say("stap-pmu: stopping: " + reason);
-	std::optional<Status> fin = stop_and_drain(mf_, out_, st_, name_, o_.stop_timeout_ms, o_.poll_ms);
+	std::optional<ModuleStatus> fin =
+		stop_and_drain(mf_, out_, st_, name_, o_.stop_timeout_ms, o_.poll_ms);
 	if (fin)
 		rc_ = fin->exit_code;
 	else

@@ -24,7 +24,7 @@ struct Attached {
 	Sink out;
 };
 
-Result<void> open_session(const SessionOptions &o, Attached &s)
+Status open_session(const SessionOptions &o, Attached &s)
 {
 	if (o.module_name.empty() || o.module_name.find('/') != std::string::npos)
 		return fail("a module name is needed (as in /proc/<name>)");
@@ -48,13 +48,13 @@ Result<void> open_session(const SessionOptions &o, Attached &s)
 }
 
 // stop, drain until stopped, report, unload: the end of the load sequence.
-int stop_and_unload(const SessionOptions &o, Attached &s, std::optional<Status> st)
+int stop_and_unload(const SessionOptions &o, Attached &s, std::optional<ModuleStatus> st)
 {
-	std::optional<Status> fin = stop_and_drain(s.mf, s.out, st, o.module_name,
+	std::optional<ModuleStatus> fin = stop_and_drain(s.mf, s.out, st, o.module_name,
 						   o.stop_timeout_ms, o.poll_ms);
 	int rc = fin ? fin->exit_code : 1;
 	s.mf.output.reset();
-	if (Result<void> u = unload(o.module_name, o.unload_timeout_ms, o.verbose); !u) {
+	if (Status u = unload(o.module_name, o.unload_timeout_ms, o.verbose); !u) {
 		error(u.error().what);
 		return 1;
 	}
@@ -68,12 +68,12 @@ int stop_and_unload(const SessionOptions &o, Attached &s, std::optional<Status> 
 int stop_module(const SessionOptions &o)
 {
 	Attached s;
-	if (Result<void> r = open_session(o, s); !r) {
+	if (Status r = open_session(o, s); !r) {
 		error(r.error().what);
 		return 1;
 	}
 	sys::SignalScope no_sigpipe(sys::SignalScope::kIgnorePipe);
-	std::optional<Status> st;
+	std::optional<ModuleStatus> st;
 	if (auto r = read_status(s.mf))
 		st = *r;
 	if (o.verbose && st)
@@ -84,7 +84,7 @@ int stop_module(const SessionOptions &o)
 int attach_module(const SessionOptions &o)
 {
 	Attached s;
-	if (Result<void> r = open_session(o, s); !r) {
+	if (Status r = open_session(o, s); !r) {
 		error(r.error().what);
 		return 1;
 	}

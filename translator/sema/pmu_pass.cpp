@@ -40,8 +40,8 @@ PmuPassResult resolve_pmu_events(const std::vector<EventUse> &events, const PmuO
 				 Diagnostics &diags)
 {
 	PmuPassResult r;
-	if (auto err = pmu::Resolver::init()) {
-		diags.error({}, "cannot initialize libpfm4: " + *err);
+	if (auto st = pmu::Resolver::init(); !st) {
+		diags.error({}, "cannot initialize libpfm4: " + st.error().what);
 		return r;
 	}
 	auto arch = pmu::parse_arch(opts.arch);
@@ -55,12 +55,12 @@ PmuPassResult resolve_pmu_events(const std::vector<EventUse> &events, const PmuO
 					"'");
 		return r;
 	}
-	std::string err;
-	r.targets = pmu::Resolver::expand_targets(opts.targets, *arch, &err);
-	if (!err.empty()) {
-		diags.error({}, err);
+	auto targets = pmu::Resolver::expand_targets(opts.targets, *arch);
+	if (!targets) {
+		diags.error({}, targets.error().what);
 		return r;
 	}
+	r.targets = std::move(*targets);
 	if (*fallback != pmu::Fallback::none &&
 	    std::find(r.targets.begin(), r.targets.end(), generic_pmu) == r.targets.end()) {
 		r.targets.emplace_back(generic_pmu);

@@ -1,9 +1,7 @@
 // paths.cpp - locating the tool's own files.
 #include "translator/support/paths.h"
 
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 
 namespace fs = std::filesystem;
@@ -43,25 +41,6 @@ std::string guest_bin_dir()
 {
 	return pick("STAP_PMU_GUEST_BIN", fs::path(self_exe_dir()) / "../libexec/stap-pmu",
 		    STAP_PMU_BUILD_GUEST_DIR);
-}
-
-std::string make_temp_dir(const std::string &prefix, std::string &err)
-{
-	std::error_code ec;
-	std::filesystem::path tmp = std::filesystem::temp_directory_path(ec); // $TMPDIR, else /tmp
-	if (ec) {
-		const char *env = getenv("TMPDIR");
-		err = "cannot create a temporary directory: " + ec.message() +
-		      (env ? " (TMPDIR=" + std::string(env) + ")" : "");
-		return "";
-	}
-	std::string tmpl = (tmp / (prefix + "XXXXXX")).string();
-	if (!mkdtemp(tmpl.data())) {
-		err = "cannot create a temporary directory: " + std::string(std::strerror(errno)) +
-		      " (in " + tmp.string() + ")";
-		return "";
-	}
-	return tmpl;
 }
 
 } // namespace stap_pmu

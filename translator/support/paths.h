@@ -11,9 +11,4 @@ std::string tapset_dir();    // tapsets/ (.stp libraries searched by default)
 std::string guest_bin_dir(); // stap-pmu-loader, pmu-workload (static)
 std::string self_exe_dir();
 
-// A new private directory $TMPDIR/PREFIXXXXXXX (mkdtemp). Returns "" and sets
-// err ("cannot create a temporary directory: ... (in DIR)") on failure, e.g.
-// when TMPDIR names a missing directory.
-std::string make_temp_dir(const std::string &prefix, std::string &err);
-
 } // namespace stap_pmu

@@ -261,24 +261,6 @@ Result<int> run(const Spawn &spec, int timeout_s)
 	return fail(spec.argv[0] + " did not finish within " + std::to_string(timeout_s) + " s");
 }
 
-int run(const std::vector<std::string> &argv, int in_fd, int out_fd, int err_fd,
-	const std::string &cwd, int timeout_s, std::string *why)
-{
-	Spawn s;
-	s.argv = argv;
-	s.in = in_fd < 0 ? Spawn::kNull : in_fd;
-	s.out = out_fd < 0 ? Spawn::kNull : out_fd;
-	s.err = err_fd < 0 ? Spawn::kNull : err_fd;
-	s.cwd = cwd;
-	auto st = run(s, timeout_s);
-	if (!st) {
-		if (why)
-			*why = st.error().what;
-		return -1;
-	}
-	return *st;
-}
-
 std::string describe_wait(int st)
 {
 	if (WIFEXITED(st))

@@ -75,10 +75,6 @@ private:
 // could not start or did not finish within timeout_s (it is killed then).
 Result<int> run(const Spawn &spec, int timeout_s);
 
-// The same with fds (-1: /dev/null) and cwd. Returns the wait status, or -1 with *why set.
-int run(const std::vector<std::string> &argv, int in_fd, int out_fd, int err_fd,
-	const std::string &cwd, int timeout_s, std::string *why);
-
 // "exited with status N", "was killed by signal NAME", "ended".
 std::string describe_wait(int status);
 

@@ -190,6 +190,8 @@ std::string module_cache_key(const Cli &cli, const Parsed &parsed, const Transla
 	cache::add_dir(k, "runtime", runtime_dir());
 	k.add("script.name", parsed.source->name());
 	k.add("script", parsed.source->text());
+	for (const std::string &a : cli.script_args)
+		k.add("arg", a);
 	for (const auto &t : parsed.tapset_sources) {
 		k.add("tapset.name", t->name());
 		k.add("tapset", t->text());

@@ -11,7 +11,9 @@ namespace {
 // Script and run: the script, -p, -c, -x, -o, -v, -k.
 void add_script_options(CLI::App &app, Cli &cli)
 {
-	app.add_option("script", cli.script_file, "Script file (.stp)")
+	app.add_option("script", cli.script_file,
+		       "Script file (.stp); ARG... after it (or after -e SCRIPT) are the "
+		       "script's $1 @1 ...")
 		->group("Script and run");
 	app.add_option("-e", cli.expr, "Run SCRIPT given on the command line")->option_text("SCRIPT")
 		->group("Script and run");
@@ -170,6 +172,8 @@ int parse_command_line(int argc, char **argv, Cli &cli)
 {
 	CLI::App app{"stap-pmu: SystemTap-style probes that read named PMU counters in the kernel"};
 	app.set_help_flag("-h,--help", "Print this help and exit");
+	// options stop at the first argument after the script (stap SCRIPT ARG...)
+	app.prefix_command();
 	add_script_options(app, cli);
 	add_language_options(app, cli);
 	add_pmu_options(app, cli);
@@ -184,6 +188,12 @@ int parse_command_line(int argc, char **argv, Cli &cli)
 			return app.exit(e);
 		std::cerr << "stap-pmu: error: " << e.what() << "\n";
 		return 1;
+	}
+	cli.script_args = app.remaining();
+	// -e SCRIPT ARG...: the first positional is an argument, not a file
+	if (!cli.expr.empty() && !cli.script_file.empty()) {
+		cli.script_args.insert(cli.script_args.begin(), cli.script_file);
+		cli.script_file.clear();
 	}
 	return -1;
 }

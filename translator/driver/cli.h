@@ -9,6 +9,7 @@ namespace stap_pmu {
 struct Cli {
 	std::string script_file;
 	std::string expr;
+	std::vector<std::string> script_args; // ARG... after SCRIPT (or -e SCRIPT): $1 @1 ...
 	int pass = 5;
 	std::string command;
 	int target_pid = 0;

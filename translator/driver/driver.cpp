@@ -42,6 +42,7 @@ Result<TranslateOptions> translate_options(const Cli &cli)
 	topts.has_target = !cli.command.empty() || cli.target_pid > 0;
 	topts.at_boot = cli.vm_at_boot;
 	topts.guru = cli.guru;
+	topts.script_args = cli.script_args;
 	for (const std::string &d : cli.defines) {
 		size_t eq = d.find('=');
 		std::string name = d.substr(0, eq);

@@ -36,6 +36,7 @@ ParseOptions parse_options(const Cli &cli)
 	ParseOptions po;
 	po.pp = preproc_facts(cli);
 	po.pp.guru = cli.guru;
+	po.pp.args = cli.script_args;
 	for (const std::string &d : cli.defines) {
 		size_t eq = d.find('=');
 		po.pp.defines[d.substr(0, eq)] = eq == std::string::npos ? "1" : d.substr(eq + 1);

@@ -88,6 +88,8 @@ std::string script_hash(const std::string &text, const TranslateOptions &opts)
 		mix(n + "=" + v);
 	mix(opts.version);
 	mix(opts.guru ? "guru" : "");
+	for (const std::string &a : opts.script_args)
+		mix("arg=" + a);
 	char buf[17];
 	std::snprintf(buf, sizeof(buf), "%016" PRIx64, h);
 	return buf;

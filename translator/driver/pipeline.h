@@ -21,6 +21,7 @@ struct TranslateOptions {
 	std::string pmu_fallback = "row"; // --pmu-fallback: none | row | generic
 	std::string pmu_arch;             // -a / --vm-arch; "" : the host's
 	std::vector<std::pair<std::string, std::string>> defines;
+	std::vector<std::string> script_args; // the script's $1 @1 ... (part of its hash)
 	std::string module_name; // "" = stap_pmu_<hash>
 	std::string version;
 	// -c CMD or -x PID given: the module is loaded with a target process

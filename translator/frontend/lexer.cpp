@@ -111,6 +111,24 @@ private:
 	{
 		t.loc = loc();
 		char c = peek();
+		// script arguments: $1 lexes as a name, $# here; @1 and @# as
+		// @-names (the preprocessor substitutes all four)
+		if (c == '$' && peek(1) == '#') {
+			t.kind = Tok::Ident;
+			t.text = "$#";
+			advance(2);
+			return true;
+		}
+		if (c == '@' && (peek(1) == '#' || std::isdigit(static_cast<unsigned char>(peek(1))))) {
+			advance();
+			size_t start = pos_;
+			do
+				advance();
+			while (src_[start] != '#' && std::isdigit(static_cast<unsigned char>(peek())));
+			t.kind = Tok::AtIdent;
+			t.text = src_.substr(start, pos_ - start);
+			return true;
+		}
 		if (is_ident_start(c))
 			return ident(t);
 		if (c == '@' && is_ident_start(peek(1))) {

@@ -5,6 +5,7 @@
 #include <fnmatch.h>
 #include <sys/utsname.h>
 
+#include <cctype>
 #include <map>
 
 namespace stap_pmu {
@@ -366,8 +367,41 @@ private:
 		return v;
 	}
 
+	// LITERAL OP LITERAL: what $#, @#, $N and @N become (%( $# > 1 %?).
+	// Numbers compare as numbers, strings bytewise; not one with the other.
+	bool literal_atom(const std::vector<Token> &t, size_t &i, size_t end, bool &ok)
+	{
+		const Token &lhs = t[i];
+		if (i + 2 >= end || t[i + 1].kind != Tok::Punct ||
+		    (t[i + 2].kind != Tok::Number && t[i + 2].kind != Tok::String)) {
+			diags_.error(lhs.loc, "expected 'VALUE OP VALUE' in conditional");
+			ok = false;
+			return false;
+		}
+		const std::string &op = t[i + 1].text;
+		const Token &rhs = t[i + 2];
+		i += 3;
+		if (op != "==" && op != "!=" && op != "<" && op != "<=" && op != ">" && op != ">=") {
+			diags_.error(t[i - 2].loc, "unknown comparison '" + op + "' in conditional");
+			ok = false;
+			return false;
+		}
+		if (lhs.kind != rhs.kind) {
+			diags_.error(t[i - 2].loc, "cannot compare " + describe(lhs) + " with " +
+							   describe(rhs) + " in conditional",
+				     "compare numbers with numbers ($#, $1) and strings with strings (@#, @1)");
+			ok = false;
+			return false;
+		}
+		if (lhs.kind == Tok::Number)
+			return cmp(lhs.number < rhs.number ? -1 : lhs.number > rhs.number ? 1 : 0, op);
+		return cmp(lhs.text.compare(rhs.text), op);
+	}
+
 	bool atom(const std::vector<Token> &t, size_t &i, size_t end, bool &ok)
 	{
+		if (i < end && (t[i].kind == Tok::Number || t[i].kind == Tok::String))
+			return literal_atom(t, i, end, ok);
 		if (i >= end || (t[i].kind != Tok::Ident && t[i].kind != Tok::Keyword)) {
 			diags_.error(t[i < end ? i : end].loc,
 				     "expected kernel_v, kernel_vr, arch or CONFIG_... in conditional, found " +
@@ -455,9 +489,89 @@ private:
 
 } // namespace
 
+namespace {
+
+// The argument $N / @N names (N from 1), or 0 when the text is not one.
+size_t arg_index(const std::string &digits)
+{
+	if (digits.empty() || digits.size() > 9 || digits[0] == '0')
+		return 0;
+	for (char c : digits)
+		if (!std::isdigit(static_cast<unsigned char>(c)))
+			return 0;
+	return std::stoul(digits);
+}
+
+// $N: argument N's tokens, pasted where $N stands (SystemTap's rule: "$1" is
+// a number when ARG is one, else whatever ARG lexes to).
+bool paste_arg(const Token &at, size_t n, const std::vector<std::string> &args,
+	       std::vector<Token> &out, Diagnostics &diags)
+{
+	SourceFile src("argument " + std::to_string(n), args[n - 1]);
+	Diagnostics scratch;
+	std::vector<Token> toks = lex(src, scratch);
+	toks.pop_back(); // Tok::End
+	if (scratch.has_errors() || toks.empty()) {
+		diags.error(at.loc, "command line argument " + std::to_string(n) + " ('" + args[n - 1] +
+					    "') is not script tokens" +
+					    (toks.empty() && !scratch.has_errors()
+						     ? ""
+						     : ": " + scratch.all().front().message),
+			    "use @" + std::to_string(n) + " for the argument as a string");
+		return false;
+	}
+	for (Token &t : toks) {
+		t.loc = at.loc;
+		out.push_back(std::move(t));
+	}
+	return true;
+}
+
+// Replaces $N, @N, $# and @# with the script's arguments.
+std::vector<Token> substitute_args(std::vector<Token> toks, const std::vector<std::string> &args,
+				   Diagnostics &diags)
+{
+	std::vector<Token> out;
+	out.reserve(toks.size());
+	for (Token &t : toks) {
+		bool dollar = t.kind == Tok::Ident && t.text.size() > 1 && t.text[0] == '$';
+		std::string rest = dollar ? t.text.substr(1) : t.text;
+		if ((!dollar && t.kind != Tok::AtIdent) || (rest != "#" && !arg_index(rest))) {
+			out.push_back(std::move(t));
+			continue;
+		}
+		if (rest == "#") {
+			t.kind = dollar ? Tok::Number : Tok::String;
+			t.number = static_cast<int64_t>(args.size());
+			t.text = std::to_string(args.size());
+			out.push_back(std::move(t));
+			continue;
+		}
+		size_t n = arg_index(rest);
+		if (n > args.size()) {
+			diags.error(t.loc, "command line argument index " + std::to_string(n) +
+						   " out of range [1-" + std::to_string(args.size()) + "]",
+				    args.empty() ? "give the script's arguments after it: stap-pmu "
+						   "SCRIPT ARG... (or -e SCRIPT ARG...)"
+						 : "");
+			continue;
+		}
+		if (!dollar) {
+			t.kind = Tok::String;
+			t.text = args[n - 1];
+			out.push_back(std::move(t));
+		} else if (!paste_arg(t, n, args, out, diags)) {
+			continue;
+		}
+	}
+	return out;
+}
+
+} // namespace
+
 std::vector<Token> preprocess(std::vector<Token> toks, const PreprocInput &in, Diagnostics &diags)
 {
-	return Preprocessor(in, diags).run(std::move(toks));
+	return Preprocessor(in, diags).run(substitute_args(std::move(toks), in.args, diags));
 }
 
 } // namespace stap_pmu

@@ -23,6 +23,9 @@ struct PreprocInput {
 	// -D NAME=VALUE: replaces the body of the script's @define NAME (a
 	// macro without parameters) with VALUE's tokens
 	std::map<std::string, std::string> defines;
+	// the script's arguments (stap-pmu SCRIPT ARG...): $1..$N paste ARG's
+	// tokens, @1..@N are ARG as a string, $# and @# their count
+	std::vector<std::string> args;
 };
 
 // Defaults describing the running host (uname), no CONFIG_ values.

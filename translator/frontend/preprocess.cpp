@@ -404,7 +404,7 @@ private:
 			return literal_atom(t, i, end, ok);
 		if (i >= end || (t[i].kind != Tok::Ident && t[i].kind != Tok::Keyword)) {
 			diags_.error(t[i < end ? i : end].loc,
-				     "expected kernel_v, kernel_vr, arch or CONFIG_... in conditional, found " +
+				     "expected kernel_v, kernel_vr, arch, CONFIG_... or a literal in conditional, found " +
 					     describe(t[i < end ? i : end]));
 			ok = false;
 			return false;

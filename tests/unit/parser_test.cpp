@@ -34,6 +34,15 @@ TEST(Parser, Precedence)
 		  "printf(\"%d %s\\n\", pid(), execname())");
 }
 
+// A postfix ++ ending a line and a prefix ++ starting the next are two
+// statements, as in SystemTap, not (x++)++ followed by y.
+TEST(Parser, PostfixThenPrefixIncrementAreTwoStatements)
+{
+	Front f("probe begin { x++\n++y\nz--\n--w }");
+	EXPECT_FALSE(f.diags.has_errors()) << f.rendered();
+	EXPECT_EQ(f.printed(), "probe begin\n{\n  x++;\n  ++y;\n  z--;\n  --w;\n}\n");
+}
+
 TEST(Parser, ProbesAndGlobals)
 {
 	Front f("global n, s = \"x\", k = -3\n"

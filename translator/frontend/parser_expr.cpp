@@ -132,7 +132,9 @@ ExprPtr Parser::postfix()
 	ExprPtr e = primary();
 	if (e && cur().punct("->") && !member_chain(*e))
 		return nullptr;
-	while (e && (cur().punct("++") || cur().punct("--"))) {
+	// one postfix ++/-- at most: "x++" ending a line before "++y" is two
+	// statements, not (x++)++
+	if (e && (cur().punct("++") || cur().punct("--"))) {
 		auto p = std::make_unique<Expr>(ExprKind::IncDec, cur().loc);
 		p->text = cur().text;
 		advance();

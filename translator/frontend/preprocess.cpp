@@ -367,6 +367,17 @@ private:
 		return v;
 	}
 
+	// op is one of == != < <= > >=; else an error at it (ok cleared).
+	bool known_comparison(const Token &op, bool &ok)
+	{
+		for (const char *o : {"==", "!=", "<", "<=", ">", ">="})
+			if (op.text == o)
+				return true;
+		diags_.error(op.loc, "unknown comparison '" + op.text + "' in conditional");
+		ok = false;
+		return false;
+	}
+
 	// LITERAL OP LITERAL: what $#, @#, $N and @N become (%( $# > 1 %?).
 	// Numbers compare as numbers, strings bytewise; not one with the other.
 	bool literal_atom(const std::vector<Token> &t, size_t &i, size_t end, bool &ok)
@@ -381,11 +392,8 @@ private:
 		const std::string &op = t[i + 1].text;
 		const Token &rhs = t[i + 2];
 		i += 3;
-		if (op != "==" && op != "!=" && op != "<" && op != "<=" && op != ">" && op != ">=") {
-			diags_.error(t[i - 2].loc, "unknown comparison '" + op + "' in conditional");
-			ok = false;
+		if (!known_comparison(t[i - 2], ok))
 			return false;
-		}
 		if (lhs.kind != rhs.kind) {
 			diags_.error(t[i - 2].loc, "cannot compare " + describe(lhs) + " with " +
 							   describe(rhs) + " in conditional",
@@ -419,15 +427,8 @@ private:
 		const std::string &op = t[i + 1].text;
 		const Token &rhs = t[i + 2];
 		i += 3;
-		static const char *ops[] = {"==", "!=", "<", "<=", ">", ">="};
-		bool known_op = false;
-		for (const char *o : ops)
-			known_op |= op == o;
-		if (!known_op) {
-			diags_.error(t[i - 2].loc, "unknown comparison '" + op + "' in conditional");
-			ok = false;
+		if (!known_comparison(t[i - 2], ok))
 			return false;
-		}
 		std::string lhs;
 		bool version = false;
 		if (name.text == "kernel_v") {

@@ -367,9 +367,21 @@ private:
 		return v;
 	}
 
-	// op is one of == != < <= > >=; else an error at it (ok cleared).
-	bool known_comparison(const Token &op, bool &ok)
+	// t[i] OP VALUE, the shape of every condition term: OP one of == != <
+	// <= > >=, VALUE a number or a string. On success i moves past the term
+	// (OP is t[i - 2], VALUE t[i - 1]); else an error (form names the shape)
+	// and ok cleared.
+	bool comparison(const std::vector<Token> &t, size_t &i, size_t end, const char *form,
+			bool &ok)
 	{
+		if (i + 2 >= end || t[i + 1].kind != Tok::Punct ||
+		    (t[i + 2].kind != Tok::Number && t[i + 2].kind != Tok::String)) {
+			diags_.error(t[i].loc, std::string("expected '") + form + "' in conditional");
+			ok = false;
+			return false;
+		}
+		const Token &op = t[i + 1];
+		i += 3;
 		for (const char *o : {"==", "!=", "<", "<=", ">", ">="})
 			if (op.text == o)
 				return true;
@@ -383,17 +395,10 @@ private:
 	bool literal_atom(const std::vector<Token> &t, size_t &i, size_t end, bool &ok)
 	{
 		const Token &lhs = t[i];
-		if (i + 2 >= end || t[i + 1].kind != Tok::Punct ||
-		    (t[i + 2].kind != Tok::Number && t[i + 2].kind != Tok::String)) {
-			diags_.error(lhs.loc, "expected 'VALUE OP VALUE' in conditional");
-			ok = false;
+		if (!comparison(t, i, end, "VALUE OP VALUE", ok))
 			return false;
-		}
-		const std::string &op = t[i + 1].text;
-		const Token &rhs = t[i + 2];
-		i += 3;
-		if (!known_comparison(t[i - 2], ok))
-			return false;
+		const std::string &op = t[i - 2].text;
+		const Token &rhs = t[i - 1];
 		if (lhs.kind != rhs.kind) {
 			diags_.error(t[i - 2].loc, "cannot compare " + describe(lhs) + " with " +
 							   describe(rhs) + " in conditional",
@@ -418,17 +423,10 @@ private:
 			return false;
 		}
 		const Token &name = t[i];
-		if (i + 2 >= end || t[i + 1].kind != Tok::Punct ||
-		    !(t[i + 2].kind == Tok::String || t[i + 2].kind == Tok::Number)) {
-			diags_.error(name.loc, "expected 'NAME OP \"value\"' in conditional");
-			ok = false;
+		if (!comparison(t, i, end, "NAME OP \"value\"", ok))
 			return false;
-		}
-		const std::string &op = t[i + 1].text;
-		const Token &rhs = t[i + 2];
-		i += 3;
-		if (!known_comparison(t[i - 2], ok))
-			return false;
+		const std::string &op = t[i - 2].text;
+		const Token &rhs = t[i - 1];
 		std::string lhs;
 		bool version = false;
 		if (name.text == "kernel_v") {

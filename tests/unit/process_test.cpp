@@ -1,5 +1,5 @@
 // Unit tests for translator/support/process.{h,cpp} (Child, run), signals.h
-// (SignalScope) and the TempDir/Fd additions of file.h.
+// (SignalScope), the TempDir/Fd additions of file.h and read_file.
 #include "translator/support/file.h"
 #include "translator/support/process.h"
 #include "translator/support/signals.h"
@@ -216,4 +216,28 @@ TEST(TempDirIn, CreatesRemovesAndKeeps)
 	ASSERT_FALSE(bad);
 	EXPECT_EQ(bad.error().what,
 		  "cannot create a temp dir in /nonexistent-stap-pmu: No such file or directory");
+}
+
+// read_file reads in chunks up to its limit: a file several chunks long
+// comes back whole and byte for byte, a limit cuts it exactly, a missing
+// file is nothing.
+TEST(File, ReadFileWholeAndCutAtTheLimit)
+{
+	auto dir = sys::TempDir::create("stap-pmu-readfile.");
+	ASSERT_TRUE(dir.ok());
+	std::string path = dir->path() + "/f", data;
+	for (int i = 0; i < 200000; i++)
+		data += static_cast<char>('a' + i % 26);
+	{
+		sys::Fd fd(open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+		ASSERT_TRUE(fd.valid());
+		ASSERT_EQ(write(fd.get(), data.data(), data.size()), (ssize_t)data.size());
+	}
+	auto whole = sys::read_file(path);
+	ASSERT_TRUE(whole.has_value());
+	EXPECT_EQ(*whole, data);
+	auto cut = sys::read_file(path, 70001);
+	ASSERT_TRUE(cut.has_value());
+	EXPECT_EQ(*cut, data.substr(0, 70001));
+	EXPECT_FALSE(sys::read_file(dir->path() + "/missing").has_value());
 }

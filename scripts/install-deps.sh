@@ -11,7 +11,7 @@
 # /var/cache/stap-pmu/arm64). About 85 MB of downloads, 1-2 minutes.
 set -eu
 
-PKGS="build-essential cmake pkg-config libpfm4-dev libdw-dev libelf-dev
+PKGS="build-essential cmake pkg-config libpfm4-dev libdw-dev libelf-dev libbpf-dev libzstd-dev
 libgtest-dev libgmock-dev libcli11-dev libfmt-dev
 linux-image-amd64 linux-headers-amd64 qemu-system-x86 busybox-static
 cpio kmod xz-utils gzip file openssl clang-14 libclang-rt-14-dev python3

@@ -93,6 +93,17 @@ struct TracepointError {
 
 using TracepointLookup = std::variant<const TracepointSubsystem *, TracepointError>;
 
+// What the target's symbol table says about a name kprobe.function (or
+// kprobe.module(m).function) asks for.
+struct SymbolCheck {
+	bool known = false; // the facts have the symbol table; false: nothing is
+			    // known and the name is left for the kernel to check at load
+	bool found = false; // a text symbol of that name that kprobes may probe
+	std::string why_not; // found false but the symbol exists: why it cannot be
+			     // probed ("it is __init code", "the kernel's kprobe blacklist")
+	std::vector<std::string> nearest; // not found: the closest probeable names
+};
+
 // The target kernel, as pass 2 asks about it. The contract every
 // implementation keeps (DWARF today, BTF later, fakes in tests):
 // - answers are stable for the life of the object (implementations may
@@ -133,6 +144,15 @@ public:
 
 	// The tracepoints of subsystem `sys` ("sched").
 	virtual TracepointLookup tracepoints(const std::string &sys) const = 0;
+
+	// Whether `name` is a probeable text symbol of `module` ("" : the
+	// kernel). The default knows nothing (known = false).
+	virtual SymbolCheck check_symbol(const std::string &module, const std::string &name) const
+	{
+		(void)module;
+		(void)name;
+		return {};
+	}
 };
 
 // A kernel nothing is known about: every question fails as it does for a

@@ -129,7 +129,9 @@ struct FakeKernel : ::testing::Test {
 		dir = fs::temp_directory_path() / ("stp_tq_fake_" + std::to_string(getpid()));
 		fs::remove_all(dir);
 		write(dir / "include/trace/events/fakesys.h",
-		      "struct stp_fake { int a; long b; char name[8]; };\n"
+		      "struct stp_fake;\n"
+		      "struct stp_pair { int y; struct stp_fake *up; };\n"
+		      "struct stp_fake { int a; long b; char name[8]; struct stp_pair in; };\n"
 		      "struct stp_byval { long a, b; };\n"
 		      "void stp_tq_ev_one(bool on, struct stp_fake *f, unsigned char c, short s,\n"
 		      "\t\t   unsigned long long u) { }\n"
@@ -214,6 +216,28 @@ TEST_F(FakeKernel, WildcardsSkipWhatCannotBeProbed)
 	EXPECT_EQ(c.diags.all()[0].message,
 		  "'ev_*' skips tracepoint fakesys:ev_byval (argument 'v' of type struct stp_byval "
 		  "is not an integer or pointer (passed by value))");
+}
+
+// "->" into a struct held inside another (not a pointer to it) adds the
+// member's offset to the step before, as SystemTap reads it.
+TEST_F(FakeKernel, MembersOfAnEmbeddedStruct)
+{
+	Checked c("global n\n"
+		  "probe kernel.trace(\"fakesys:ev_one\") { n = $f->in->y + $f->in->up->b }\n",
+		  facts.get());
+	ASSERT_FALSE(c.diags.has_errors()) << c.rendered();
+	const ResolvedPoint &p = c.sema.instances[0].point;
+	ASSERT_EQ(p.tvars.size(), 2u);
+	// in at 24 (after a, b and name[8]), y at 0 of it: one read of 4 bytes
+	EXPECT_EQ(p.tvars[0].offsets, (std::vector<int32_t>{24}));
+	EXPECT_EQ(p.tvars[0].size, 4u);
+	EXPECT_TRUE(p.tvars[0].deref_last);
+	// up at 8 of in: read the pointer at f + 32, then b at 8 of what it points to
+	EXPECT_EQ(p.tvars[1].offsets, (std::vector<int32_t>{32, 8}));
+	EXPECT_EQ(p.tvars[1].size, 8u);
+	EXPECT_EQ(first_error("probe kernel.trace(\"fakesys:ev_one\") { x = $f->in->y->z }"),
+		  "t.stp:1:44: '$f->in->y' is not a pointer to a struct or union in tracepoint "
+		  "ev_one, cannot use '->z'");
 }
 
 TEST_F(FakeKernel, TargetVariablesAndGeneratedCode)

@@ -384,7 +384,8 @@ struct WalkFail {
 
 // Applies "->m" steps to a value of type t into acc: each step needs a
 // pointer to a struct or union (pointee: t is the struct or union itself,
-// the value its address) and appends the member's offset. The last type
+// the value its address) and appends the member's offset, or a struct or
+// union member of the previous one, whose offset adds to the last. The last type
 // gives the size and signedness of a scalar, which is read; an array or
 // struct member gives its address.
 bool walk_members(State &st, Dwarf_Die t, bool pointee, const std::vector<std::string> &members,
@@ -393,7 +394,11 @@ bool walk_members(State &st, Dwarf_Die t, bool pointee, const std::vector<std::s
 	for (size_t i = 0; i < members.size(); i++) {
 		Dwarf_Die pt = t;
 		bool ok = strip(&pt);
-		if (ok && !(pointee && i == 0))
+		// "->" into a struct or union member held inside the previous one
+		// (not a pointer to it): its offset adds to the previous step's
+		bool embedded = ok && i > 0 && (dwarf_tag(&pt) == DW_TAG_structure_type ||
+						dwarf_tag(&pt) == DW_TAG_union_type);
+		if (ok && !(pointee && i == 0) && !embedded)
 			ok = dwarf_tag(&pt) == DW_TAG_pointer_type && type_die(&pt, &pt) && strip(&pt);
 		if (ok)
 			complete(st, &pt);
@@ -420,7 +425,10 @@ bool walk_members(State &st, Dwarf_Die t, bool pointee, const std::vector<std::s
 				member_names(&pt, fail.names);
 			return false;
 		}
-		acc.offsets.push_back(static_cast<int32_t>(moff));
+		if (embedded)
+			acc.offsets.back() += static_cast<int32_t>(moff);
+		else
+			acc.offsets.push_back(static_cast<int32_t>(moff));
 		type_die(&m, &t);
 	}
 	unsigned sz = 8;

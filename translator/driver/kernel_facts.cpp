@@ -2,8 +2,8 @@
 #include "translator/driver/kernel_facts.h"
 
 #include "translator/builder/tracequery_build.h"
-#include "translator/kernelinfo/dwarf_facts.h"
 #include "translator/kernelinfo/kernel.h"
+#include "translator/kernelinfo/target_facts.h"
 #include "translator/support/paths.h"
 
 namespace stap_pmu {
@@ -46,26 +46,35 @@ ParseOptions parse_options(const Cli &cli)
 	return po;
 }
 
-// The target kernel's facts for pass 2 and -l/-L: where kernel.function /
-// module("m").function find DWARF (kernelinfo/dwarf.h), and the builder of
-// tracepoint query modules (build/tracequery_build.h).
+// The target kernel's facts for pass 2 and -l/-L (kernelinfo/target_facts.h):
+// DWARF where it exists, BTF elsewhere, the kernel's symbol table, and the
+// builder of tracepoint query modules (builder/tracequery_build.h).
 std::unique_ptr<KernelFacts> target_kernel_facts(const Cli &cli, const ParseOptions &po)
 {
-	dwarf::Options dc;
-	dc.release = po.pp.kernel_vr;
-	dc.module_dirs = cli.module_dirs;
-	dc.module_files = cli.vm_modules;
-	dc.vmlinux = cli.vmlinux;
+	TargetFactsOptions o;
+	o.dwarf.release = po.pp.kernel_vr;
+	o.dwarf.module_dirs = cli.module_dirs;
+	o.dwarf.module_files = cli.vm_modules;
+	o.dwarf.vmlinux = cli.vmlinux;
+	o.btf.release = po.pp.kernel_vr;
+	std::string arch = !cli.arch.empty() ? cli.arch : cli.vm_arch;
+	o.btf.arch = kernel::normalize_arch(arch.empty() ? kernel::host_debian_arch() : arch) ==
+				     "arm64"
+			     ? "arm64"
+			     : "x86";
+	o.btf.module_dirs = cli.module_dirs;
+	o.btf.module_files = cli.vm_modules;
+	o.btf.use_cache = !cli.no_cache;
 	// kernel.trace: the tracepoint query modules
 	tracequery::BuilderOptions to;
 	to.release = cli.release;
-	to.arch = !cli.arch.empty() ? cli.arch : cli.vm_arch;
+	to.arch = arch;
 	to.vm = cli.vm;
 	to.kbuild_vars = cli.kbuild_vars;
 	to.use_cache = !cli.no_cache;
 	to.verbose = cli.verbose > 0;
-	return std::make_unique<DwarfKernelFacts>(
-		dc, std::make_unique<tracequery::KbuildQueryModuleBuilder>(to));
+	return std::make_unique<TargetKernelFacts>(
+		std::move(o), std::make_unique<tracequery::KbuildQueryModuleBuilder>(to));
 }
 
 } // namespace stap_pmu

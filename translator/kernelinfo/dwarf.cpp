@@ -737,6 +737,14 @@ Reader::Reader(Options opts) : opts_(std::move(opts)), state_(std::make_unique<S
 
 Reader::~Reader() = default;
 
+bool Reader::has_dwarf(const std::string &module) const
+{
+	Result<std::string> path = module.find('/') != std::string::npos
+					   ? Result<std::string>(module)
+					   : dwarf_file_of(*state_, opts_, module);
+	return path && open_file(*state_, *path);
+}
+
 Result<std::vector<KernelFunction>> Reader::find_functions(const std::string &module,
 							   const std::string &pattern) const
 {

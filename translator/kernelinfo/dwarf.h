@@ -29,6 +29,10 @@ public:
 	Reader(const Reader &) = delete;
 	Reader &operator=(const Reader &) = delete;
 
+	// Whether module ("" : the kernel; or a path to a .ko) has DWARF
+	// here: its file is found and holds debugging information.
+	bool has_dwarf(const std::string &module) const;
+
 	// KernelFacts::functions.
 	Result<std::vector<KernelFunction>> find_functions(const std::string &module,
 							   const std::string &pattern) const;

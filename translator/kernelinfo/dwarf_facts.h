@@ -26,6 +26,9 @@ public:
 			       const std::vector<std::string> &members) const override;
 	TracepointLookup tracepoints(const std::string &sys) const override;
 
+	// Whether module ("" : the kernel, or a .ko path) has DWARF here.
+	bool has_dwarf(const std::string &module) const { return reader_.has_dwarf(module); }
+
 private:
 	std::unique_ptr<const tracequery::QueryModuleBuilder> builder_;
 	dwarf::Reader reader_;

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "translator/probes/probe_kind.h"
+#include "translator/support/text.h"
 
 namespace stap_pmu {
 
@@ -44,6 +45,20 @@ static std::optional<ResolvedPoint> resolve(const ProbePoint &pp, const ProbeCon
 	if (!valid_symbol(f.str_arg)) {
 		diags.error(f.arg_loc, "'" + f.str_arg + "' is not a kernel symbol name",
 			    "kprobe.function takes an exact symbol; wildcards need kernel.function");
+		return std::nullopt;
+	}
+	// with the target's symbol table known, a name it lacks fails here, not
+	// at load after the build
+	SymbolCheck sc = ctx.facts.check_symbol(module, f.str_arg);
+	if (sc.known && !sc.found) {
+		if (!sc.why_not.empty())
+			diags.error(f.arg_loc, "cannot probe '" + f.str_arg + "': " + sc.why_not);
+		else
+			diags.error(f.arg_loc, "no kernel symbol '" + f.str_arg + "'" +
+						       (module.empty() ? "" : " in module " + module),
+				    sc.nearest.empty() ? ""
+						       : "did you mean '" + text::join(sc.nearest, "', '") +
+								 "'?");
 		return std::nullopt;
 	}
 	ResolvedPoint r;

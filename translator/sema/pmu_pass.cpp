@@ -4,16 +4,11 @@
 #include <algorithm>
 
 #include "pmu/pmu.h"
+#include "translator/support/text.h"
 
 namespace stap_pmu {
 
-static std::string join(const std::vector<std::string> &v, const char *sep = ", ")
-{
-	std::string out;
-	for (const std::string &s : v)
-		out += (out.empty() ? "" : sep) + s;
-	return out;
-}
+using text::join;
 
 static constexpr const char *generic_pmu = "perf";
 

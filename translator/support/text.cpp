@@ -25,4 +25,15 @@ std::string shell_quote(std::string_view s)
 	return q + "'";
 }
 
+std::string join(const std::vector<std::string> &v, std::string_view sep)
+{
+	std::string out;
+	for (size_t i = 0; i < v.size(); i++) {
+		if (i)
+			out += sep;
+		out += v[i];
+	}
+	return out;
+}
+
 } // namespace stap_pmu::text

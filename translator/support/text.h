@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace stap_pmu::text {
 
@@ -11,5 +12,8 @@ std::string trim(std::string_view s);
 
 // POSIX single-quoting: 'it'\''s' for it's.
 std::string shell_quote(std::string_view s);
+
+// The strings of v with sep between them: join({"a", "b"}, ", ") is "a, b".
+std::string join(const std::vector<std::string> &v, std::string_view sep = ", ");
 
 } // namespace stap_pmu::text

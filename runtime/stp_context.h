@@ -84,6 +84,8 @@ struct stp_probe {
 	const char *parm_names;		/* their names, NUL separated */
 	u64 parm_ptrmask;		/* $$parms: bit i, argument i is a pointer
 					   (printed hashed unless -g) */
+	unsigned char ret_shown;	/* KRETPROBE with a prototype, $$return:
+					   0 void, 1 a value, 2 a pointer (hashed) */
 
 	/* runtime-private */
 	union {

@@ -202,6 +202,29 @@ static __maybe_unused const char *stp_parms(struct stp_context *c, char *dst)
 	return dst;
 }
 
+/*
+ * $$return: "return=0x..." into dst in a .return probe of a function with
+ * a prototype, "" when it returns void.
+ */
+static __maybe_unused const char *stp_return_str(struct stp_context *c, char *dst)
+{
+	const struct stp_probe *p = c->probe;
+	u64 v;
+
+	dst[0] = '\0';
+	if (!p || p->kind != STP_PROBE_KRETPROBE || !c->regs) {
+		stp_error(c, "$$return not available here");
+		return dst;
+	}
+	if (!p->ret_shown)
+		return dst;
+	v = regs_return_value(c->regs);
+	if (p->ret_shown == 2)
+		v = stp_ptr_out(v);
+	scnprintf(dst, STP_MAXSTRINGLEN, "return=0x%llx", v);
+	return dst;
+}
+
 /* kretprobe entry: saves argument-based variables in data */
 static void stp_tvar_save_entry(const struct stp_probe *p, struct pt_regs *regs,
 				u64 *data)

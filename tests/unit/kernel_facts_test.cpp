@@ -90,6 +90,19 @@ public:
 		return TracepointError{fail("no tracepoint subsystem '" + sys + "'"), true};
 	}
 
+	// a symbol table with __x64_sys_getpid and the __init start_kernel
+	SymbolCheck check_symbol(const std::string &module, const std::string &name) const override
+	{
+		SymbolCheck c;
+		c.known = module.empty();
+		c.found = name == "__x64_sys_getpid";
+		if (name == "start_kernel")
+			c.why_not = "it is __init code";
+		else if (!c.found)
+			c.nearest = {"__x64_sys_getpid"};
+		return c;
+	}
+
 private:
 	KernelFunction vfs_read_;
 	TracepointSubsystem sched_;
@@ -166,6 +179,49 @@ TEST(KernelFacts, GeneratedCodeHasTheTargetVariableTable)
 	      ".tp_argnames = \"preempt\\000prev\\000next\\000prev_state\\000\",",
 	      ".size = 4, .is_signed = 1, .nderef = 1, .deref_last = 1, .off = { 1234 } };"})
 		EXPECT_NE(c.find(want), std::string::npos) << want;
+}
+
+// $$return in .return probes; "return=0x..." of a scalar, hashed for a
+// pointer, "" for void (the probe's ret_shown).
+TEST(KernelFacts, DollarDollarReturn)
+{
+	FakeFacts facts;
+	Diagnostics diags;
+	Parsed parsed = parse_pass(
+		std::make_unique<SourceFile>(
+			"t.stp", "probe kernel.function(\"vfs_read\").return { println($$return) }\n"
+				 "probe begin { println(&@cast(0, \"struct task_struct\")->pid) }"),
+		diags);
+	TranslateOptions opts;
+	opts.module_name = "m";
+	Elaborated e = elaborate_pass(parsed, opts, &facts, diags);
+	ASSERT_FALSE(diags.has_errors());
+	std::string c = translate_pass(parsed, e, opts).c_source;
+	EXPECT_NE(c.find("stp_return_str(c, "), std::string::npos);
+	EXPECT_NE(c.find(".ret_shown = 1,"), std::string::npos);
+	// &@cast(...)->pid: the member's address, no read of the value
+	EXPECT_NE(c.find(".nderef = 1, .deref_last = 0, .off = { 1234 } };"), std::string::npos);
+	EXPECT_EQ(first_error("probe kernel.function(\"vfs_read\") { println($$return) }", &facts),
+		  "t.stp:1:45: '$$return' in 'kernel.function(\"vfs_read\")', which is not a "
+		  ".return probe of a function with a prototype "
+		  "[use it in kernel.function(\"f\").return or module(\"m\").function(\"f\").return]");
+}
+
+// With the target's symbol table, kprobe.function names are checked at
+// pass 2: a misspelling gets the closest names, __init code is refused.
+TEST(KernelFacts, KprobeSymbolsCheckedAtPassTwo)
+{
+	FakeFacts facts;
+	Checked ok("probe kprobe.function(\"__x64_sys_getpid\") {}", &facts);
+	EXPECT_FALSE(ok.diags.has_errors()) << ok.rendered();
+	EXPECT_EQ(first_error("probe kprobe.function(\"__x64_sys_getpdi\") {}", &facts),
+		  "t.stp:1:23: no kernel symbol '__x64_sys_getpdi' "
+		  "[did you mean '__x64_sys_getpid'?]");
+	EXPECT_EQ(first_error("probe kprobe.function(\"start_kernel\") {}", &facts),
+		  "t.stp:1:23: cannot probe 'start_kernel': it is __init code");
+	// modules: the fake knows nothing, the kernel checks at load
+	Checked mod("probe kprobe.module(\"ext4\").function(\"nosuch\") {}", &facts);
+	EXPECT_FALSE(mod.diags.has_errors()) << mod.rendered();
 }
 
 // No facts: what a kernel without DWARF or build tree answers.

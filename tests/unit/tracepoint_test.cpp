@@ -240,6 +240,30 @@ TEST_F(FakeKernel, MembersOfAnEmbeddedStruct)
 		  "ev_one, cannot use '->z'");
 }
 
+// &$p->m: the member's address, read as no value; only members have one.
+TEST_F(FakeKernel, AddressOfAMember)
+{
+	Checked c("global n\n"
+		  "probe kernel.trace(\"fakesys:ev_one\") { n = &$f->in + &$f->b + $f->b }\n",
+		  facts.get());
+	ASSERT_FALSE(c.diags.has_errors()) << c.rendered();
+	const ResolvedPoint &p = c.sema.instances[0].point;
+	ASSERT_EQ(p.tvars.size(), 3u);
+	EXPECT_EQ(p.tvars[0].offsets, (std::vector<int32_t>{24}));
+	EXPECT_FALSE(p.tvars[0].deref_last);
+	EXPECT_EQ(p.tvars[1].offsets, (std::vector<int32_t>{8}));
+	EXPECT_FALSE(p.tvars[1].deref_last);
+	EXPECT_EQ(p.tvars[1].size, 8u);
+	// the same member read as a value is a separate target variable
+	EXPECT_EQ(p.tvars[2].offsets, (std::vector<int32_t>{8}));
+	EXPECT_TRUE(p.tvars[2].deref_last);
+	EXPECT_EQ(first_error("probe kernel.trace(\"fakesys:ev_one\") { x = &$f }"),
+		  "t.stp:1:45: '$f' is not in memory: '&' needs a member, e.g. &$f->member");
+	EXPECT_EQ(first_error("probe kernel.trace(\"fakesys:ev_one\") { x = &n }"),
+		  "t.stp:1:44: '&' takes the address of a target variable's member or of "
+		  "@cast(...)->member, e.g. &$file->f_path");
+}
+
 TEST_F(FakeKernel, TargetVariablesAndGeneratedCode)
 {
 	Checked c("global n\n"

@@ -52,6 +52,10 @@ std::string Emitter::expr(const Expr &e)
 			may_fail_ = true;
 			return "stp_parms(c, " + temp() + ")";
 		}
+		if (e.text == "$$return") {
+			may_fail_ = true;
+			return "stp_return_str(c, " + temp() + ")";
+		}
 		if (!e.text.empty() && e.text[0] == '$')
 			return tvar_ref(e);
 		return ref_of(e);
@@ -73,6 +77,8 @@ std::string Emitter::expr(const Expr &e)
 			return "((s64)(0 - (u64)" + expr(*e.args[0]) + "))";
 		if (e.text == "!")
 			return "((s64)!" + expr(*e.args[0]) + ")";
+		if (e.text == "&") // sema made the operand's last step an address
+			return expr(*e.args[0]);
 		return "(" + e.text + expr(*e.args[0]) + ")";
 	case ExprKind::Binary:
 		return binary(e);

@@ -221,6 +221,9 @@ void Emitter::probe_table()
 				os_ << "\t\t.parm_ptrmask = 0x" << std::hex << mask << std::dec
 				    << "ULL,\n";
 		}
+		if (p.kind == ProbeKind::Kretprobe && p.func && p.func->ret_type != "void")
+			os_ << "\t\t.ret_shown = "
+			    << (p.func->ret_type.find('*') != std::string::npos ? 2 : 1) << ",\n";
 		if (p.period_ns)
 			os_ << "\t\t.period_ns = " << p.period_ns << "ULL,\n";
 		if (p.randomize_ns)

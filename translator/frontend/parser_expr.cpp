@@ -113,6 +113,8 @@ ExprPtr Parser::unary()
 		e->args.push_back(std::move(operand));
 		return e;
 	}
+	if (t.punct("&"))
+		return address_of();
 	if (t.punct("++") || t.punct("--")) {
 		auto e = std::make_unique<Expr>(ExprKind::IncDec, t.loc);
 		e->text = t.text;
@@ -125,6 +127,27 @@ ExprPtr Parser::unary()
 		return e;
 	}
 	return postfix();
+}
+
+// "&$p->m" or "&@cast(p, "type")->m": the member's address
+ExprPtr Parser::address_of()
+{
+	auto e = std::make_unique<Expr>(ExprKind::Unary, cur().loc);
+	e->text = "&";
+	advance();
+	ExprPtr operand = postfix();
+	if (!operand)
+		return nullptr;
+	bool tvar = operand->kind == ExprKind::Var && operand->text.size() > 1 &&
+		    operand->text[0] == '$' && operand->text[1] != '$';
+	bool cast = operand->kind == ExprKind::AtCall && operand->text == "cast";
+	if (!tvar && !cast) {
+		error_at(e->loc, "'&' takes the address of a target variable's member or of "
+				 "@cast(...)->member, e.g. &$file->f_path");
+		return nullptr;
+	}
+	e->args.push_back(std::move(operand));
+	return e;
 }
 
 ExprPtr Parser::postfix()

@@ -93,6 +93,7 @@ private:
 	ExprPtr unary();
 
 	ExprPtr postfix();
+	ExprPtr address_of();
 
 	bool member_chain(Expr &e);
 

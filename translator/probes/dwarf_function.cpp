@@ -40,6 +40,13 @@ static std::optional<std::vector<ResolvedPoint>> resolve(const ProbePoint &pp,
 	bool ret = false;
 	if (cs.size() > 2) {
 		const ProbeComponent &suf = cs[2];
+		if (suf.name == "inline" && !suf.has_arg) {
+			diags.error(suf.loc, "'.inline' probes are not supported: an inlined copy of a "
+					     "function has no symbol to put a kprobe on",
+				    "probe the functions it is inlined into, or use .call for its "
+				    "out-of-line copy");
+			return std::nullopt;
+		}
 		if ((suf.name != "return" && suf.name != "call") || suf.has_arg || cs.size() > 3) {
 			const ProbeComponent &bad = cs.size() > 3 ? cs[3] : suf;
 			diags.error(bad.loc, "unexpected '." + bad.name + "' in '" + probe_point_str(pp) + "'",

@@ -51,6 +51,8 @@ Type Checker::expr(const Expr &e)
 		return set(e, Type::Long);
 	}
 	case ExprKind::Unary:
+		if (e.text == "&")
+			return address_of(e);
 		expect_type(*e.args[0], Type::Long, "operand of '" + e.text + "'");
 		return set(e, Type::Long);
 	case ExprKind::Binary:

@@ -98,7 +98,9 @@ private:
 
 	Symbol *resolve_var(const Expr &e);
 
-	bool target_var(const Expr &e, const std::string &spelling, bool entry, bool quiet);
+	bool target_var(const Expr &e, const std::string &spelling, bool entry, bool quiet,
+			bool address = false);
+	Type address_of(const Expr &e);
 
 	Type var(const Expr &e);
 

@@ -54,7 +54,8 @@ Symbol *Checker::resolve_var(const Expr &e)
 
 // A target variable read ($x, $x->f, @entry($x)): resolved with the
 // kernel's facts for every probe point of the body. Returns false when it cannot be read.
-bool Checker::target_var(const Expr &e, const std::string &spelling, bool entry, bool quiet)
+bool Checker::target_var(const Expr &e, const std::string &spelling, bool entry, bool quiet,
+			 bool address)
 {
 	if (cur_body_ == SIZE_MAX) {
 		if (!quiet)
@@ -64,7 +65,7 @@ bool Checker::target_var(const Expr &e, const std::string &spelling, bool entry,
 		return false;
 	}
 	ProbeBody &b = r_.bodies[cur_body_];
-	std::string key = (entry ? "@entry:" : "") + spelling;
+	std::string key = (entry ? "@entry:" : "") + std::string(address ? "&" : "") + spelling;
 	size_t k = std::find(b.tvars.begin(), b.tvars.end(), key) - b.tvars.begin();
 	if (k == b.tvars.size()) {
 		if (quiet) {
@@ -117,6 +118,17 @@ bool Checker::target_var(const Expr &e, const std::string &spelling, bool entry,
 			ok = false;
 			continue;
 		}
+		if (address && acc->offsets.empty()) {
+			error(e.loc, "'" + spelling + "' is not in memory: '&' needs a member, e.g. &" +
+					     spelling + "->member");
+			ok = false;
+			continue;
+		}
+		if (address) { // the last step gives the member's address
+			acc->deref_last = false;
+			acc->size = 8;
+			acc->is_signed = false;
+		}
 		acc->at_entry = entry;
 		p.tvars.resize(k);
 		p.tvars.push_back(*acc);
@@ -164,6 +176,23 @@ Type Checker::var(const Expr &e)
 		}
 		return set(e, Type::String);
 	}
+	if (e.text == "$$return") {
+		// "return=0x..." in .return probes of functions with prototypes
+		bool ok = cur_body_ != SIZE_MAX;
+		for (ProbeInstance &pi : r_.instances) {
+			if (!ok || pi.body != cur_body_ ||
+			    (pi.point.kind == ProbeKind::Kretprobe && pi.point.func))
+				continue;
+			error(e.loc, "'$$return' in '" + pi.point.name + "', which is not a .return probe "
+					     "of a function with a prototype",
+			      "use it in kernel.function(\"f\").return or module(\"m\").function(\"f\").return");
+			return set(e, Type::Unknown);
+		}
+		if (!ok)
+			error(e.loc, "'$$return' used in a function; only probe bodies have it",
+			      "pass it to the function as an argument");
+		return set(e, ok ? Type::String : Type::Unknown);
+	}
 	if (!e.text.empty() && e.text[0] == '$') {
 		target_var(e, e.text, false, false);
 		return set(e, Type::Long);
@@ -177,6 +206,21 @@ Type Checker::var(const Expr &e)
 		return set(e, Type::Unknown);
 	}
 	return set(e, sym->type);
+}
+
+// &$p->m, &@cast(p, "type")->m: the member's address (the parser lets
+// nothing else follow '&').
+Type Checker::address_of(const Expr &e)
+{
+	const Expr &x = *e.args[0];
+	if (x.kind == ExprKind::AtCall) {
+		if (cast_op(x, false))
+			r_.cast_of[&x].deref_last = false;
+	} else {
+		target_var(x, x.text, false, false, true);
+	}
+	set(x, Type::Long);
+	return set(e, Type::Long);
 }
 
 // @cast(p, "type"[, "module"])->member...: p read as the address of the

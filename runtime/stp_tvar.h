@@ -253,6 +253,20 @@ static void stp_tvar_save_entry(const struct stp_probe *p, struct pt_regs *regs,
 }
 
 /* kernel_string(addr): a NUL-terminated kernel string, read without faulting */
+/* kernel_long() and friends: size bytes at addr, sign-extended; 0 and an
+ * error on a bad address */
+static __maybe_unused s64 stp_kernel_read(struct stp_context *c, s64 addr,
+					  unsigned int size, int is_signed)
+{
+	u64 v;
+
+	if (!stp_read_kernel((unsigned long)addr, size, &v)) {
+		stp_tvar_fault(c, (unsigned long)addr);
+		return 0;
+	}
+	return stp_tvar_extend(v, size, is_signed);
+}
+
 static __maybe_unused const char *stp_kernel_string(struct stp_context *c, char *dst, s64 addr)
 {
 	long n;

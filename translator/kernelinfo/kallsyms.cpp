@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -326,48 +327,111 @@ std::optional<std::vector<Segment>> elf_segments(std::string_view d)
 	return segs;
 }
 
-// The 64-bit words of the _kprobe_blacklist section of an ELF image.
-std::vector<uint64_t> elf_blacklist(std::string_view d, const std::vector<Segment> &segs,
-				    uint64_t start, uint64_t stop)
-{
-	std::vector<uint64_t> out;
-	for (const Segment &s : segs) {
-		if (start < s.vaddr || stop > s.vaddr + s.filesz || stop < start)
-			continue;
-		size_t off = s.offset + (start - s.vaddr);
-		for (uint64_t a = start; a + 8 <= stop && off + 8 <= d.size(); a += 8, off += 8)
-			out.push_back(rd<uint64_t>(d, off));
-		break;
+// Where an image's addresses are in the file: through the PT_LOAD segments
+// of an ELF image, else (a raw Image) at address - head.
+struct Placement {
+	std::optional<std::vector<Segment>> segs;
+	uint64_t head = 0;
+	bool known = false;
+	size_t rela = 0, rela_end = 0; // the R_AARCH64_RELATIVE entries, when found
+
+	std::optional<size_t> offset(uint64_t addr, size_t size) const
+	{
+		if (segs) {
+			for (const Segment &s : *segs)
+				if (addr >= s.vaddr && addr + size <= s.vaddr + s.filesz)
+					return s.offset + (addr - s.vaddr);
+			return std::nullopt;
+		}
+		if (!known || addr < head || addr - head + size > size_max)
+			return std::nullopt;
+		return addr - head;
 	}
-	return out;
+	static constexpr size_t size_max = size_t{1} << 40;
+};
+
+constexpr uint64_t r_aarch64_relative = 1027;
+
+// Relocatable arm64 kernels leave fields that hold addresses 0 in the file
+// and relocate them at boot from R_AARCH64_RELATIVE entries (Elf64_Rela:
+// target, type, value). The run of such entries around the one at p.
+bool is_relative(std::string_view d, size_t p)
+{
+	return p + 24 <= d.size() && rd<uint64_t>(d, p + 8) == r_aarch64_relative;
 }
 
-// The relative base of a relocatable arm64 kernel, which leaves fields
-// that hold addresses 0 in the file: the addend of the R_AARCH64_RELATIVE
-// entry that relocates the base field. In an ELF image that entry's target
-// is the field's address; in a raw Image (loaded at its first byte) it is
-// the one whose target minus the field's file offset is 2 MB aligned.
-std::optional<uint64_t> relocated_base(std::string_view d, size_t field,
-				       const std::optional<std::vector<Segment>> &segs)
+void note_relocations(std::string_view d, size_t p, Placement &at)
 {
-	constexpr uint64_t relative = 1027; // R_AARCH64_RELATIVE
-	std::optional<uint64_t> va;
-	for (const Segment &s : segs ? *segs : std::vector<Segment>{})
-		if (field >= s.offset && field < s.offset + s.filesz)
-			va = s.vaddr + (field - s.offset);
-	if (segs && !va)
-		return std::nullopt;
-	for (size_t p = 0; p + 24 <= d.size(); p += 8) {
-		if (rd<uint64_t>(d, p + 8) != relative)
+	at.rela = p;
+	while (at.rela >= 24 && is_relative(d, at.rela - 24))
+		at.rela -= 24;
+	for (at.rela_end = p; is_relative(d, at.rela_end);)
+		at.rela_end += 24;
+}
+
+// The entry relocating the field at address `where`: its offset in d.
+std::optional<size_t> relocation(std::string_view d, uint64_t where)
+{
+	for (size_t p = 0; p + 24 <= d.size(); p += 8)
+		if (is_relative(d, p) && rd<uint64_t>(d, p) == where)
+			return p;
+	return std::nullopt;
+}
+
+// The relative base of such a kernel and, for a raw Image (loaded at its
+// first byte), that byte's address: the entry relocating the base field is
+// the one whose target minus the field's file offset is 2 MB aligned.
+std::optional<uint64_t> relocated_base(std::string_view d, size_t field, Placement &at)
+{
+	std::optional<size_t> entry;
+	if (at.segs) {
+		for (const Segment &s : *at.segs)
+			if (field >= s.offset && field < s.offset + s.filesz)
+				entry = relocation(d, s.vaddr + (field - s.offset));
+	}
+	for (size_t p = 0; !at.segs && !entry && p + 24 <= d.size(); p += 8) {
+		if (!is_relative(d, p))
 			continue;
 		uint64_t where = rd<uint64_t>(d, p), value = rd<uint64_t>(d, p + 16);
 		uint64_t head = where - field;
-		if (va ? where == *va
-		       : where >= (uint64_t{0xffff} << 48) && head % (2u << 20) == 0 &&
-				 value >= head && value - head < d.size())
-			return value;
+		if (where >= (uint64_t{0xffff} << 48) && head % (2u << 20) == 0 && value >= head &&
+		    value - head < d.size()) {
+			at.head = head;
+			at.known = true;
+			entry = p;
+		}
 	}
-	return std::nullopt;
+	if (!entry)
+		return std::nullopt;
+	note_relocations(d, *entry, at);
+	return rd<uint64_t>(d, *entry + 16);
+}
+
+// The entries of the _kprobe_blacklist section (unsigned long start
+// addresses), relocated ones from the relocation entries.
+std::optional<std::vector<uint64_t>> read_blacklist(std::string_view d, const Placement &at,
+						    uint64_t start, uint64_t stop)
+{
+	std::optional<size_t> off = at.offset(start, stop - start);
+	if (stop < start || !off || *off + (stop - start) > d.size())
+		return std::nullopt;
+	std::vector<uint64_t> out;
+	std::vector<std::pair<uint64_t, size_t>> zero; // address, index
+	for (uint64_t a = start; a + 8 <= stop; a += 8, *off += 8) {
+		out.push_back(rd<uint64_t>(d, *off));
+		if (out.back() == 0)
+			zero.emplace_back(a, out.size() - 1);
+	}
+	if (zero.empty())
+		return out;
+	std::sort(zero.begin(), zero.end());
+	for (size_t p = at.rela; p < at.rela_end; p += 24) {
+		uint64_t where = rd<uint64_t>(d, p);
+		auto it = std::lower_bound(zero.begin(), zero.end(), std::make_pair(where, size_t{0}));
+		if (it != zero.end() && it->first == where)
+			out[it->second] = rd<uint64_t>(d, p + 16);
+	}
+	return out;
 }
 
 // The file range of an ELF image's section `name`; nothing when d is not
@@ -426,31 +490,34 @@ Result<SymbolTable> symbols_of(std::string_view d, const Layout &l, const std::s
 {
 	std::vector<Symbol> syms = decode_names(d, l);
 	uint64_t base = rd<uint64_t>(d, l.relative_base);
-	std::optional<std::vector<Segment>> segs = elf_segments(d);
+	Placement at;
+	at.segs = elf_segments(d);
 	if (base == 0) {
-		std::optional<uint64_t> b = relocated_base(d, l.relative_base, segs);
+		std::optional<uint64_t> b = relocated_base(d, l.relative_base, at);
 		if (!b)
 			return fail("cannot find the load address of the kernel image " + path,
 				    "pass the kernel's vmlinux or read /proc/kallsyms on it");
 		base = *b;
 	}
 	std::vector<uint64_t> a = addresses(d, l, base);
-	const Symbol *start = nullptr, *stop = nullptr;
+	const Symbol *start = nullptr, *stop = nullptr, *text = nullptr;
 	for (uint32_t i = 0; i < l.num; ++i) {
 		syms[i].addr = a[i];
 		if (syms[i].name == "__start_kprobe_blacklist")
 			start = &syms[i];
 		else if (syms[i].name == "__stop_kprobe_blacklist")
 			stop = &syms[i];
+		else if (syms[i].name == "_text")
+			text = &syms[i];
 	}
-	std::vector<uint64_t> bl;
-	bool known = segs && start && stop;
-	if (known)
-		bl = elf_blacklist(d, *segs, start->addr, stop->addr);
-	return SymbolTable(std::move(syms), std::move(bl), known);
+	if (!at.segs && !at.known && text) // a raw Image whose fields hold addresses
+		at.head = text->addr, at.known = true;
+	std::optional<std::vector<uint64_t>> bl;
+	if (start && stop)
+		bl = read_blacklist(d, at, start->addr, stop->addr);
+	bool known = bl.has_value();
+	return SymbolTable(std::move(syms), known ? std::move(*bl) : std::vector<uint64_t>{}, known);
 }
-
-bool is_text_type(char t) { return t == 'T' || t == 't'; }
 
 unsigned char fold(char c)
 {
@@ -564,6 +631,14 @@ uint32_t SymbolTable::first(const std::string &name) const
 	return slots_[h];
 }
 
+bool SymbolTable::is_text(const Symbol &s) const
+{
+	if (s.type == 'T' || s.type == 't')
+		return true;
+	return (s.type == 'W' || s.type == 'w') &&
+	       (text_range_.contains(s.addr) || init_range_.contains(s.addr));
+}
+
 AddrRange SymbolTable::range(const char *start, const char *end) const
 {
 	const Symbol *s = find(start), *e = find(end);
@@ -576,15 +651,23 @@ std::vector<const Symbol *> SymbolTable::text(const std::string &name) const
 {
 	std::vector<const Symbol *> out;
 	for (uint32_t i = first(name); i != none; i = next_[i])
-		if (is_text_type(syms_[i].type))
+		if (is_text(syms_[i]))
 			out.push_back(&syms_[i]);
+	return out;
+}
+
+std::vector<const Symbol *> SymbolTable::named(const std::string &name) const
+{
+	std::vector<const Symbol *> out;
+	for (uint32_t i = first(name); i != none; i = next_[i])
+		out.push_back(&syms_[i]);
 	return out;
 }
 
 bool SymbolTable::has_text(const std::string &name) const
 {
 	for (uint32_t i = first(name); i != none; i = next_[i])
-		if (is_text_type(syms_[i].type))
+		if (is_text(syms_[i]))
 			return true;
 	return false;
 }
@@ -606,7 +689,7 @@ std::vector<std::string> SymbolTable::nearest(const std::string &name, size_t n)
 	for (const Symbol &s : syms_) {
 		size_t diff = s.name.size() > name.size() ? s.name.size() - name.size()
 							  : name.size() - s.name.size();
-		if (diff <= limit && is_text_type(s.type) && bag(s.name) <= limit)
+		if (diff <= limit && is_text(s) && bag(s.name) <= limit)
 			close.push_back(s.name);
 	}
 	// a swap of two neighbours is one typo, not two
@@ -672,6 +755,24 @@ std::vector<uint64_t> debugfs_blacklist(bool &known)
 	return out;
 }
 
+// One line of /proc/kallsyms: "ADDR TYPE NAME", not a module's ("\t[MODULE]").
+std::optional<Symbol> kallsyms_line(std::string_view line)
+{
+	size_t a = line.find(' ');
+	if (a == 0 || a == std::string_view::npos || a + 3 >= line.size() || line[a + 2] != ' ')
+		return std::nullopt;
+	std::string_view addr = line.substr(0, a), name = line.substr(a + 3);
+	if (addr.find_first_not_of("0123456789abcdefABCDEF") != std::string_view::npos ||
+	    !std::isalpha(static_cast<unsigned char>(line[a + 1])) || name.empty() ||
+	    name.find_first_of(" \t") != std::string_view::npos)
+		return std::nullopt;
+	Symbol s;
+	s.addr = std::strtoull(std::string(addr).c_str(), nullptr, 16);
+	s.type = line[a + 1];
+	s.name = std::string(name);
+	return s;
+}
+
 } // namespace
 
 Result<SymbolTable> read_kallsyms(const std::string &path)
@@ -684,19 +785,9 @@ Result<SymbolTable> read_kallsyms(const std::string &path)
 	std::string_view rest = *text;
 	while (!rest.empty()) {
 		size_t nl = rest.find('\n');
-		std::string_view line = rest.substr(0, nl);
+		if (std::optional<Symbol> s = kallsyms_line(rest.substr(0, nl)))
+			syms.push_back(std::move(*s));
 		rest = nl == std::string_view::npos ? std::string_view{} : rest.substr(nl + 1);
-		size_t a = line.find(' '), b = a == std::string_view::npos ? a : line.find(' ', a + 1);
-		if (b == std::string_view::npos || b != a + 2)
-			continue;
-		std::string_view name = line.substr(b + 1);
-		if (name.find('\t') != std::string_view::npos)
-			continue; // "name\t[module]"
-		Symbol s;
-		s.addr = std::strtoull(std::string(line.substr(0, a)).c_str(), nullptr, 16);
-		s.type = line[a + 1];
-		s.name = std::string(name);
-		syms.push_back(std::move(s));
 	}
 	if (syms.empty())
 		return fail(path + " holds no kernel symbols", "pass a file in /proc/kallsyms format");

@@ -39,13 +39,19 @@ public:
 	const std::vector<Symbol> &symbols() const { return syms_; }
 	size_t size() const { return syms_.size(); }
 
+	// Whether s is code: nm's t/T, or a weak symbol (w/W) in the kernel's
+	// text or init text.
+	bool is_text(const Symbol &s) const;
+
 	// The text symbols called name (several static functions may share
 	// one), in address order; empty when there is none.
 	std::vector<const Symbol *> text(const std::string &name) const;
 	bool has_text(const std::string &name) const;
 
-	// Any symbol (text or data) called name; nullptr when there is none.
+	// The first symbol (text or data) called name; nullptr when there is none.
 	const Symbol *find(const std::string &name) const;
+	// All symbols called name, in address order.
+	std::vector<const Symbol *> named(const std::string &name) const;
 
 	// _stext.._etext and _sinittext.._einittext (empty when unknown).
 	AddrRange text_range() const { return text_range_; }

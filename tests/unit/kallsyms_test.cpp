@@ -197,6 +197,10 @@ TEST(Kallsyms, HostKernelProbeability)
 		EXPECT_EQ(t->why_not_probeable("kprobe_int3_handler"),
 			  "it is on the kernel's kprobe blacklist");
 		EXPECT_EQ(t->why_not_probeable("get_kprobe"), "it is on the kernel's kprobe blacklist");
+		// entry_SYSCALL_64 is in .entry.text; __do_softirq's section is not refused
+		EXPECT_EQ(t->why_not_probeable("entry_SYSCALL_64"),
+			  "it is in the kernel's entry text, where kprobes are not allowed");
+		EXPECT_EQ(t->why_not_probeable("__do_softirq"), "");
 		// DEFINE_IDTENTRY_RAW(exc_int3) is noinstr
 		EXPECT_EQ(t->why_not_probeable("exc_int3"),
 			  "it is in the kernel's noinstr text, where kprobes are not allowed");

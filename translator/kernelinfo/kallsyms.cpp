@@ -218,6 +218,8 @@ bool find_markers(std::string_view d, Layout &l)
 {
 	constexpr size_t max_gap = 16u << 20; // seqs_of_names: 3 bytes a symbol
 	size_t lo = l.tokens > max_gap ? l.tokens - max_gap : 0;
+	if (l.tokens < 32)
+		return false;
 	for (size_t m = l.tokens - 8; m >= lo + 16 && m >= 16; m -= 8) {
 		size_t run = marker_run(d, m, l.tokens);
 		if (run < 2)
@@ -335,6 +337,7 @@ struct Placement {
 	bool known = false;
 	size_t rela = 0, rela_end = 0; // the R_AARCH64_RELATIVE entries, when found
 
+	// The file offset of size bytes at addr.
 	std::optional<size_t> offset(uint64_t addr, size_t size) const
 	{
 		if (segs) {
@@ -343,11 +346,10 @@ struct Placement {
 					return s.offset + (addr - s.vaddr);
 			return std::nullopt;
 		}
-		if (!known || addr < head || addr - head + size > size_max)
+		if (!known || addr < head)
 			return std::nullopt;
 		return addr - head;
 	}
-	static constexpr size_t size_max = size_t{1} << 40;
 };
 
 constexpr uint64_t r_aarch64_relative = 1027;
@@ -408,12 +410,15 @@ std::optional<uint64_t> relocated_base(std::string_view d, size_t field, Placeme
 }
 
 // The entries of the _kprobe_blacklist section (unsigned long start
-// addresses), relocated ones from the relocation entries.
+// addresses), those left 0 in the file from the relocation entries;
+// nothing when they cannot all be read.
 std::optional<std::vector<uint64_t>> read_blacklist(std::string_view d, const Placement &at,
 						    uint64_t start, uint64_t stop)
 {
+	if (stop < start)
+		return std::nullopt;
 	std::optional<size_t> off = at.offset(start, stop - start);
-	if (stop < start || !off || *off + (stop - start) > d.size())
+	if (!off || *off + (stop - start) > d.size())
 		return std::nullopt;
 	std::vector<uint64_t> out;
 	std::vector<std::pair<uint64_t, size_t>> zero; // address, index
@@ -431,6 +436,8 @@ std::optional<std::vector<uint64_t>> read_blacklist(std::string_view d, const Pl
 		if (it != zero.end() && it->first == where)
 			out[it->second] = rd<uint64_t>(d, p + 16);
 	}
+	if (std::count(out.begin(), out.end(), 0) != 0)
+		return std::nullopt; // not relocated after all: not known
 	return out;
 }
 
@@ -455,8 +462,8 @@ std::optional<std::pair<size_t, size_t>> elf_section(std::string_view d, std::st
 		if (!sh)
 			break;
 		size_t at = strtab->sh_offset + sh->sh_name;
-		if (at < d.size() && std::string_view(d.data() + at) == name &&
-		    sh->sh_offset + sh->sh_size <= d.size())
+		if (at + name.size() < d.size() && d.substr(at, name.size()) == name &&
+		    d[at + name.size()] == '\0' && sh->sh_offset + sh->sh_size <= d.size())
 			return std::make_pair(size_t{sh->sh_offset}, size_t{sh->sh_size});
 	}
 	return std::nullopt;
@@ -588,12 +595,15 @@ SymbolTable::SymbolTable(std::vector<Symbol> symbols, std::vector<uint64_t> blac
 	index_names();
 	text_range_ = range("_stext", "_etext");
 	init_range_ = range("_sinittext", "_einittext");
+	// The text kprobes refuse whole (kernel/kprobes.c and the arch's
+	// arch_populate_kprobe_blacklist: x86 adds entry text, arm64 entry
+	// and irqentry text; on x86 irqentry text lies inside entry text).
+	// Not softirqentry text: kprobes on __do_softirq are allowed.
 	static const char *const sections[][3] = {
 		{"__kprobes_text_start", "__kprobes_text_end", "__kprobes"},
 		{"__entry_text_start", "__entry_text_end", "entry"},
 		{"__noinstr_text_start", "__noinstr_text_end", "noinstr"},
 		{"__irqentry_text_start", "__irqentry_text_end", "irqentry"},
-		{"__softirqentry_text_start", "__softirqentry_text_end", "softirqentry"},
 	};
 	for (const auto &s : sections) {
 		AddrRange r = range(s[0], s[1]);

@@ -224,6 +224,12 @@ TEST(Kallsyms, Nearest)
 	ASSERT_EQ(n.size(), 1u);
 	EXPECT_EQ(n[0], "schedule");
 	EXPECT_TRUE(t->nearest("zzzzqqqqxxxxwwww", 5).empty());
+	// exc_int3 is noinstr: not offered when only probeable names are asked for
+	n = t->nearest("exc_int2", 3);
+	ASSERT_FALSE(n.empty());
+	EXPECT_EQ(n[0], "exc_int3");
+	n = t->nearest("exc_int2", 3, true);
+	EXPECT_EQ(std::find(n.begin(), n.end(), "exc_int3"), n.end());
 }
 
 // The raw arm64 Images: no ELF headers, addresses relocated at boot.

@@ -290,16 +290,21 @@ std::vector<Symbol> decode_names(std::string_view d, const Layout &l)
 	}
 	std::vector<Symbol> out(l.num);
 	size_t pos = l.names;
-	std::string buf;
+	char buf[1024]; // KSYM_NAME_LEN is 512
 	for (uint32_t i = 0; i < l.num; ++i) {
 		auto [len, p] = entry_at(d, pos);
-		buf.clear();
-		for (size_t k = 0; k < len; ++k)
-			buf += tok[static_cast<unsigned char>(d[p + k])];
+		size_t n = 0;
+		for (size_t k = 0; k < len; ++k) {
+			std::string_view t = tok[static_cast<unsigned char>(d[p + k])];
+			if (n + t.size() > sizeof buf)
+				break;
+			std::memcpy(buf + n, t.data(), t.size());
+			n += t.size();
+		}
 		pos = p + len;
-		if (!buf.empty()) {
+		if (n > 0) {
 			out[i].type = buf[0];
-			out[i].name.assign(buf, 1);
+			out[i].name.assign(buf + 1, n - 1);
 		}
 	}
 	return out;
@@ -688,7 +693,8 @@ const Symbol *SymbolTable::find(const std::string &name) const
 	return i == none ? nullptr : &syms_[i];
 }
 
-std::vector<std::string> SymbolTable::nearest(const std::string &name, size_t n) const
+std::vector<std::string> SymbolTable::nearest(const std::string &name, size_t n,
+					      bool probeable_only) const
 {
 	// Levenshtein over every text symbol takes a tenth of a second: only
 	// names whose letters could be within a third of the query's length
@@ -699,7 +705,8 @@ std::vector<std::string> SymbolTable::nearest(const std::string &name, size_t n)
 	for (const Symbol &s : syms_) {
 		size_t diff = s.name.size() > name.size() ? s.name.size() - name.size()
 							  : name.size() - s.name.size();
-		if (diff <= limit && is_text(s) && bag(s.name) <= limit)
+		if (diff <= limit && is_text(s) && bag(s.name) <= limit &&
+		    (!probeable_only || why_not(s).empty()))
 			close.push_back(s.name);
 	}
 	// a swap of two neighbours is one typo, not two

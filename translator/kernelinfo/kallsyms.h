@@ -59,8 +59,10 @@ public:
 	bool is_init(uint64_t addr) const { return init_range_.contains(addr); }
 
 	// Up to n text symbol names closest to name (support/suggest.h's
-	// nearest_names), nearest first.
-	std::vector<std::string> nearest(const std::string &name, size_t n) const;
+	// nearest_names; a swap of two letters counts as one edit), nearest
+	// first; probeable_only: only names why_not_probeable accepts.
+	std::vector<std::string> nearest(const std::string &name, size_t n,
+					 bool probeable_only = false) const;
 
 	// Why kprobes cannot probe the text symbol name: "" when they can (or
 	// when no symbol of that name is known: ask has_text first), else

@@ -118,7 +118,101 @@ std::vector<std::pair<std::string, uint64_t>> exports(const std::string &d)
 	return out;
 }
 
+// The kallsyms tables of a made-up raw image in one of the orders
+// scripts/kallsyms.c has emitted, each table 8-aligned: up to 6.1
+// (offsets, base, num_syms, names, markers, token table, token index),
+// 6.2-6.3 and Debian's 6.1 (seqs_of_names before the token table), 6.4+
+// (num_syms, names, markers, tokens, offsets, base, seqs_of_names). Token
+// k expands to the character k, so a name's bytes are its tokens.
+enum class Order { Old, OldSeqs, New };
+
+std::string fake_image(Order order, const std::vector<Symbol> &syms, uint64_t base)
+{
+	std::string out(4096, '\x55');
+	auto align = [&] { out.resize((out.size() + 7) & ~size_t{7}, '\0'); };
+	auto put = [&](auto v) { out.append(reinterpret_cast<const char *>(&v), sizeof v); };
+	auto offsets = [&] {
+		align();
+		for (const Symbol &s : syms)
+			put(static_cast<uint32_t>(s.addr - base));
+		align();
+		put(base);
+	};
+	auto seqs = [&] {
+		align();
+		for (size_t i = 0; i < syms.size(); ++i)
+			out += std::string{char(i >> 16), char(i >> 8), char(i)};
+	};
+	if (order != Order::New)
+		offsets();
+	align();
+	put(static_cast<uint32_t>(syms.size()));
+	align();
+	size_t names = out.size();
+	std::vector<uint32_t> markers;
+	for (size_t i = 0; i < syms.size(); ++i) {
+		if (i % 256 == 0)
+			markers.push_back(static_cast<uint32_t>(out.size() - names));
+		out += char(syms[i].name.size() + 1);
+		out += syms[i].type + syms[i].name;
+	}
+	align();
+	for (uint32_t m : markers)
+		put(m);
+	if (order == Order::OldSeqs)
+		seqs();
+	align();
+	std::vector<uint16_t> index;
+	size_t table = out.size();
+	for (int k = 0; k < 256; ++k) {
+		index.push_back(static_cast<uint16_t>(out.size() - table));
+		out += k == 0 ? std::string("zz") : std::string(1, char(k));
+		out += '\0';
+	}
+	align();
+	for (uint16_t i : index)
+		put(i);
+	if (order == Order::New) {
+		offsets();
+		seqs();
+	}
+	out += std::string(4096, '\x55');
+	return out;
+}
+
 } // namespace
+
+// Each table order decodes: names, types and addresses as written.
+TEST(Kallsyms, TableOrders)
+{
+	const uint64_t base = 0xffffffff81000000;
+	std::vector<Symbol> syms;
+	for (int i = 0; i < 700; ++i)
+		syms.push_back({"func_" + std::to_string(i * 7919 % 1000), i % 3 ? 't' : 'T',
+				base + 0x40 * static_cast<uint64_t>(i)});
+	syms.push_back({"_sinittext", 'T', base + 0x100000});
+	syms.push_back({"init_func", 't', base + 0x100040});
+	syms.push_back({"_einittext", 'T', base + 0x100080});
+	for (Order order : {Order::Old, Order::OldSeqs, Order::New}) {
+		SCOPED_TRACE(static_cast<int>(order));
+		std::string path = testing::TempDir() + "/kallsyms_test.image";
+		{
+			std::ofstream f(path, std::ios::binary);
+			f << fake_image(order, syms, base);
+		}
+		auto t = ksyms::read_image(path);
+		ASSERT_TRUE(t.ok()) << t.error().what;
+		ASSERT_EQ(t->size(), syms.size());
+		for (size_t i = 0; i < syms.size(); ++i) {
+			EXPECT_EQ(t->symbols()[i].name, syms[i].name);
+			EXPECT_EQ(t->symbols()[i].type, syms[i].type);
+			EXPECT_EQ(t->symbols()[i].addr, syms[i].addr);
+		}
+		EXPECT_EQ(t->why_not_probeable("init_func"), "it is __init code");
+		EXPECT_EQ(t->why_not_probeable("func_7"), "");
+		EXPECT_FALSE(t->blacklist_known());
+	}
+}
 
 // Every installed amd64 kernel decodes to a plausible table whose facts
 // agree with each other and with the image's own export table.

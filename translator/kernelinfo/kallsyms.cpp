@@ -1,0 +1,818 @@
+// kallsyms.cpp - the kernel's symbol table from its own kallsyms tables or
+// from /proc/kallsyms, and the questions pass 2 asks of it.
+//
+// How an image is read without symbols. scripts/kallsyms.c emits, in
+// .rodata, each table behind an 8-byte aligned label:
+//   kallsyms_num_syms    u32
+//   kallsyms_names       per symbol: a length (1 byte, or 2 when the first
+//                        has bit 7 set: low 7 bits + next byte << 7), then
+//                        that many token indexes; the first character of
+//                        the expansion is the type letter
+//   kallsyms_markers     u32 per 256 symbols: offset of that symbol's entry
+//   kallsyms_token_table 256 NUL-terminated strings
+//   kallsyms_token_index u16[256]: offset of each string in the table
+//   kallsyms_offsets     s32 per symbol, kallsyms_relative_base u64
+//   kallsyms_seqs_of_names (6.2+ and Debian's 6.1): 3 bytes per symbol
+// The order changed: up to 6.3 (Debian's 6.1 included) offsets and the
+// relative base come first and seqs_of_names sits between the markers and
+// the token table; from 6.4 the offsets, base and seqs follow the token
+// index. The token table with its index is the anchor (256 strings whose
+// offsets are the u16 array right after them); the markers are found
+// backwards from it, num_syms and the names before them, and the offsets
+// where their addresses come out sorted.
+#include "translator/kernelinfo/kallsyms.h"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string_view>
+
+#include "translator/support/file.h"
+#include "translator/support/suggest.h"
+
+namespace stap_pmu::ksyms {
+
+namespace {
+
+// A read-only mapping of a whole file.
+class Mapping {
+public:
+	Mapping() = default;
+	Mapping(const Mapping &) = delete;
+	Mapping &operator=(const Mapping &) = delete;
+	~Mapping()
+	{
+		if (base_)
+			munmap(base_, size_);
+	}
+	static Result<std::unique_ptr<Mapping>> open(const std::string &path)
+	{
+		sys::Fd fd = sys::Fd::open(path, O_RDONLY);
+		struct stat st {};
+		if (!fd || fstat(fd.get(), &st) != 0)
+			return fail("cannot read the kernel image " + path + ": " + std::strerror(errno),
+				    "pass an uncompressed vmlinux or arm64 Image that exists");
+		auto m = std::make_unique<Mapping>();
+		m->size_ = static_cast<size_t>(st.st_size);
+		if (m->size_ == 0)
+			return fail("the kernel image " + path + " is empty",
+				    "pass an uncompressed vmlinux or arm64 Image");
+		void *p = mmap(nullptr, m->size_, PROT_READ, MAP_PRIVATE, fd.get(), 0);
+		if (p == MAP_FAILED)
+			return fail("cannot map the kernel image " + path + ": " + std::strerror(errno));
+		m->base_ = p;
+		return m;
+	}
+	std::string_view bytes() const { return {static_cast<const char *>(base_), size_}; }
+
+private:
+	void *base_ = nullptr;
+	size_t size_ = 0;
+};
+
+// Little-endian reads at a byte offset (the caller checks the bounds).
+template <class T> T rd(std::string_view d, size_t off)
+{
+	T v;
+	std::memcpy(&v, d.data() + off, sizeof v);
+	return v;
+}
+
+size_t align8(size_t x) { return (x + 7) & ~size_t{7}; }
+
+// Where the tables are, as file offsets.
+struct Layout {
+	size_t names = 0, markers = 0, tokens = 0, token_index = 0;
+	size_t offsets = 0, relative_base = 0;
+	uint32_t num = 0;
+	size_t marker_count() const { return (num + 255) / 256; }
+};
+
+// Whether 256 NUL-terminated strings at t have the offsets idx and end
+// right before the 8-aligned index at i.
+bool tokens_at(std::string_view d, size_t t, const uint16_t *idx, size_t i)
+{
+	for (int k = 0; k < 256; ++k) {
+		size_t b = t + idx[k];
+		size_t e = k < 255 ? t + idx[k + 1] - 1 : d.find('\0', b);
+		if (e == std::string_view::npos || e >= i || d[e] != '\0')
+			return false;
+		if (d.substr(b, e - b).find('\0') != std::string_view::npos)
+			return false;
+		if (k == 255 && align8(e + 1) != i)
+			return false;
+	}
+	return true;
+}
+
+// The token table and index: an 8-aligned u16[256] starting at 0 whose
+// steps are string lengths, right after the strings they index.
+bool find_tokens(std::string_view d, size_t from, size_t to, Layout &l)
+{
+	uint16_t idx[256];
+	to = std::min(to, d.size());
+	for (size_t p = align8(from); p + 512 <= to; p += 8) {
+		if (d[p] != 0 || d[p + 1] != 0)
+			continue;
+		uint16_t first = rd<uint16_t>(d, p + 2);
+		if (first < 2 || first > 64)
+			continue;
+		std::memcpy(idx, d.data() + p, sizeof idx);
+		bool steps = true;
+		for (int k = 0; k < 255 && steps; ++k)
+			steps = idx[k + 1] >= idx[k] + 2 && idx[k + 1] - idx[k] <= 64;
+		if (!steps || p < idx[255] + 2u)
+			continue;
+		size_t hi = p - idx[255] - 2; // the last token has at least one character
+		for (size_t k = 0; k < 10 && (hi & ~size_t{7}) >= 8 * k; ++k) {
+			size_t t = (hi & ~size_t{7}) - 8 * k;
+			if (tokens_at(d, t, idx, p)) {
+				l.tokens = t;
+				l.token_index = p;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+// The length of entry at pos in kallsyms_names and where its tokens start.
+std::pair<size_t, size_t> entry_at(std::string_view d, size_t pos)
+{
+	size_t len = static_cast<unsigned char>(d[pos]);
+	if (len & 0x80) {
+		len = (len & 0x7f) | (size_t{static_cast<unsigned char>(d[pos + 1])} << 7);
+		return {len, pos + 2};
+	}
+	return {len, pos + 1};
+}
+
+// Whether n names starting at s agree with the markers at m and end right
+// before them.
+bool names_fit(std::string_view d, size_t s, uint32_t n, size_t m)
+{
+	size_t pos = s;
+	for (uint32_t i = 0; i < n; ++i) {
+		if (i % 256 == 0 && rd<uint32_t>(d, m + 4 * (i / 256)) != pos - s)
+			return false;
+		if (pos + 2 > m)
+			return false;
+		auto [len, tok] = entry_at(d, pos);
+		if (len == 0)
+			return false;
+		pos = tok + len;
+	}
+	return pos <= m && align8(pos) == m;
+}
+
+// How many u32 at m look like markers: 0, then steps of 256 entries.
+size_t marker_run(std::string_view d, size_t m, size_t end)
+{
+	if (rd<uint32_t>(d, m) != 0)
+		return 0;
+	size_t k = 1;
+	while (m + 4 * (k + 1) <= end) {
+		uint32_t step = rd<uint32_t>(d, m + 4 * k) - rd<uint32_t>(d, m + 4 * (k - 1));
+		if (step < 256 * 2 || step > 256 * 256)
+			break;
+		++k;
+	}
+	return k;
+}
+
+// num_syms and the names before the markers at m (run: marker-like u32s).
+bool find_names(std::string_view d, size_t m, size_t run, Layout &l)
+{
+	// the names end at most 256 entries of at most 512 bytes past the last marker
+	size_t span = size_t{rd<uint32_t>(d, m + 4 * (run - 1))} + 256 * 512 + 16;
+	size_t lo = m > span ? m - span : 16;
+	for (size_t s = (m - 8) & ~size_t{7}; s >= lo && s >= 16; s -= 8) {
+		uint32_t n = rd<uint32_t>(d, s - 8);
+		if (n == 0 || rd<uint32_t>(d, s - 4) != 0 || (n + 255) / 256 > run)
+			continue;
+		uint32_t last = rd<uint32_t>(d, m + 4 * ((n - 1) / 256));
+		if (s + last >= m || !names_fit(d, s, n, m))
+			continue;
+		l.num = n;
+		l.names = s;
+		l.markers = m;
+		return true;
+	}
+	return false;
+}
+
+// The markers: searched backwards from the token table, past the
+// seqs_of_names that may sit between them.
+bool find_markers(std::string_view d, Layout &l)
+{
+	constexpr size_t max_gap = 16u << 20; // seqs_of_names: 3 bytes a symbol
+	size_t lo = l.tokens > max_gap ? l.tokens - max_gap : 0;
+	if (l.tokens < 32)
+		return false;
+	for (size_t m = l.tokens - 8; m >= lo + 16 && m >= 16; m -= 8) {
+		size_t run = marker_run(d, m, l.tokens);
+		if (run < 2)
+			continue;
+		if (find_names(d, m, run, l)) {
+			size_t end = align8(m + 4 * l.marker_count());
+			size_t seqs = align8(end + 3 * size_t{l.num});
+			if (end == l.tokens || seqs == l.tokens)
+				return true;
+		}
+	}
+	return false;
+}
+
+// Addresses from kallsyms_offsets (kallsyms_sym_address): with
+// KALLSYMS_ABSOLUTE_PERCPU (negative offsets present) non-negative ones are
+// absolute and negative ones count down from base - 1; else unsigned
+// offsets from base.
+std::vector<uint64_t> addresses(std::string_view d, const Layout &l, uint64_t base)
+{
+	std::vector<uint64_t> a(l.num);
+	bool absolute_percpu = false;
+	for (uint32_t i = 0; i < l.num && !absolute_percpu; ++i)
+		absolute_percpu = rd<int32_t>(d, l.offsets + 4 * i) < 0;
+	for (uint32_t i = 0; i < l.num; ++i) {
+		int32_t o = rd<int32_t>(d, l.offsets + 4 * i);
+		if (!absolute_percpu)
+			a[i] = base + static_cast<uint32_t>(o);
+		else
+			a[i] = o >= 0 ? static_cast<uint64_t>(o) : base - 1 - static_cast<int64_t>(o);
+	}
+	return a;
+}
+
+// The offsets and relative base: before num_syms (up to 6.3) or after the
+// token index (6.4+), wherever the addresses come out sorted.
+bool find_offsets(std::string_view d, Layout &l)
+{
+	size_t table = align8(4 * size_t{l.num});
+	size_t num_syms = l.names - 8;
+	std::vector<std::pair<size_t, size_t>> places; // offsets, relative base
+	if (num_syms >= 8 + table)
+		places.emplace_back(num_syms - 8 - table, num_syms - 8);
+	places.emplace_back(l.token_index + 512, l.token_index + 512 + table);
+	for (auto [off, base] : places) {
+		if (base + 8 > d.size())
+			continue;
+		Layout t = l;
+		t.offsets = off;
+		t.relative_base = base;
+		std::vector<uint64_t> a = addresses(d, t, rd<uint64_t>(d, base));
+		if (std::is_sorted(a.begin(), a.end()) && a.front() != a.back()) {
+			l = t;
+			return true;
+		}
+	}
+	return false;
+}
+
+// The expanded names ("T" + name) of the symbols.
+std::vector<Symbol> decode_names(std::string_view d, const Layout &l)
+{
+	std::string_view tok[256];
+	const char *table = d.data() + l.tokens;
+	for (int k = 0; k < 256; ++k) {
+		const char *s = table + rd<uint16_t>(d, l.token_index + 2 * k);
+		tok[k] = std::string_view(s);
+	}
+	std::vector<Symbol> out(l.num);
+	size_t pos = l.names;
+	char buf[1024]; // KSYM_NAME_LEN is 512
+	for (uint32_t i = 0; i < l.num; ++i) {
+		auto [len, p] = entry_at(d, pos);
+		size_t n = 0;
+		for (size_t k = 0; k < len; ++k) {
+			std::string_view t = tok[static_cast<unsigned char>(d[p + k])];
+			if (n + t.size() > sizeof buf)
+				break;
+			std::memcpy(buf + n, t.data(), t.size());
+			n += t.size();
+		}
+		pos = p + len;
+		if (n > 0) {
+			out[i].type = buf[0];
+			out[i].name.assign(buf + 1, n - 1);
+		}
+	}
+	return out;
+}
+
+// An ELF image's PT_LOAD segments, to turn addresses into file offsets.
+struct Segment {
+	uint64_t vaddr, memsz, filesz, offset;
+};
+
+std::optional<std::vector<Segment>> elf_segments(std::string_view d)
+{
+	if (d.size() < sizeof(Elf64_Ehdr) || d.substr(0, 4) != ELFMAG)
+		return std::nullopt;
+	auto eh = rd<Elf64_Ehdr>(d, 0);
+	std::vector<Segment> segs;
+	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB)
+		return segs;
+	for (unsigned i = 0; i < eh.e_phnum; ++i) {
+		size_t off = eh.e_phoff + size_t{i} * eh.e_phentsize;
+		if (off + sizeof(Elf64_Phdr) > d.size())
+			break;
+		auto ph = rd<Elf64_Phdr>(d, off);
+		if (ph.p_type == PT_LOAD)
+			segs.push_back({ph.p_vaddr, ph.p_memsz, ph.p_filesz, ph.p_offset});
+	}
+	return segs;
+}
+
+// Where an image's addresses are in the file: through the PT_LOAD segments
+// of an ELF image, else (a raw Image) at address - head.
+struct Placement {
+	std::optional<std::vector<Segment>> segs;
+	uint64_t head = 0;
+	bool known = false;
+	size_t rela = 0, rela_end = 0; // the R_AARCH64_RELATIVE entries, when found
+
+	// The file offset of size bytes at addr.
+	std::optional<size_t> offset(uint64_t addr, size_t size) const
+	{
+		if (segs) {
+			for (const Segment &s : *segs)
+				if (addr >= s.vaddr && addr + size <= s.vaddr + s.filesz)
+					return s.offset + (addr - s.vaddr);
+			return std::nullopt;
+		}
+		if (!known || addr < head)
+			return std::nullopt;
+		return addr - head;
+	}
+};
+
+constexpr uint64_t r_aarch64_relative = 1027;
+
+// Relocatable arm64 kernels leave fields that hold addresses 0 in the file
+// and relocate them at boot from R_AARCH64_RELATIVE entries (Elf64_Rela:
+// target, type, value). The run of such entries around the one at p.
+bool is_relative(std::string_view d, size_t p)
+{
+	return p + 24 <= d.size() && rd<uint64_t>(d, p + 8) == r_aarch64_relative;
+}
+
+void note_relocations(std::string_view d, size_t p, Placement &at)
+{
+	at.rela = p;
+	while (at.rela >= 24 && is_relative(d, at.rela - 24))
+		at.rela -= 24;
+	for (at.rela_end = p; is_relative(d, at.rela_end);)
+		at.rela_end += 24;
+}
+
+// The entry relocating the field at address `where`: its offset in d.
+std::optional<size_t> relocation(std::string_view d, uint64_t where)
+{
+	for (size_t p = 0; p + 24 <= d.size(); p += 8)
+		if (is_relative(d, p) && rd<uint64_t>(d, p) == where)
+			return p;
+	return std::nullopt;
+}
+
+// The relative base of such a kernel and, for a raw Image (loaded at its
+// first byte), that byte's address: the entry relocating the base field is
+// the one whose target minus the field's file offset is 2 MB aligned.
+std::optional<uint64_t> relocated_base(std::string_view d, size_t field, Placement &at)
+{
+	std::optional<size_t> entry;
+	if (at.segs) {
+		for (const Segment &s : *at.segs)
+			if (field >= s.offset && field < s.offset + s.filesz)
+				entry = relocation(d, s.vaddr + (field - s.offset));
+	}
+	for (size_t p = 0; !at.segs && !entry && p + 24 <= d.size(); p += 8) {
+		if (!is_relative(d, p))
+			continue;
+		uint64_t where = rd<uint64_t>(d, p), value = rd<uint64_t>(d, p + 16);
+		uint64_t head = where - field;
+		if (where >= (uint64_t{0xffff} << 48) && head % (2u << 20) == 0 && value >= head &&
+		    value - head < d.size()) {
+			at.head = head;
+			at.known = true;
+			entry = p;
+		}
+	}
+	if (!entry)
+		return std::nullopt;
+	note_relocations(d, *entry, at);
+	return rd<uint64_t>(d, *entry + 16);
+}
+
+// The entries of the _kprobe_blacklist section (unsigned long start
+// addresses), those left 0 in the file from the relocation entries;
+// nothing when they cannot all be read.
+std::optional<std::vector<uint64_t>> read_blacklist(std::string_view d, const Placement &at,
+						    uint64_t start, uint64_t stop)
+{
+	if (stop < start)
+		return std::nullopt;
+	std::optional<size_t> off = at.offset(start, stop - start);
+	if (!off || *off + (stop - start) > d.size())
+		return std::nullopt;
+	std::vector<uint64_t> out;
+	std::vector<std::pair<uint64_t, size_t>> zero; // address, index
+	for (uint64_t a = start; a + 8 <= stop; a += 8, *off += 8) {
+		out.push_back(rd<uint64_t>(d, *off));
+		if (out.back() == 0)
+			zero.emplace_back(a, out.size() - 1);
+	}
+	if (zero.empty())
+		return out;
+	std::sort(zero.begin(), zero.end());
+	for (size_t p = at.rela; p < at.rela_end; p += 24) {
+		uint64_t where = rd<uint64_t>(d, p);
+		auto it = std::lower_bound(zero.begin(), zero.end(), std::make_pair(where, size_t{0}));
+		if (it != zero.end() && it->first == where)
+			out[it->second] = rd<uint64_t>(d, p + 16);
+	}
+	if (std::count(out.begin(), out.end(), 0) != 0)
+		return std::nullopt; // not relocated after all: not known
+	return out;
+}
+
+// The file range of an ELF image's section `name`; nothing when d is not
+// ELF or has no such section.
+std::optional<std::pair<size_t, size_t>> elf_section(std::string_view d, std::string_view name)
+{
+	if (d.size() < sizeof(Elf64_Ehdr) || d.substr(0, 4) != ELFMAG || d[EI_CLASS] != ELFCLASS64)
+		return std::nullopt;
+	auto eh = rd<Elf64_Ehdr>(d, 0);
+	auto shdr = [&](size_t i) -> std::optional<Elf64_Shdr> {
+		size_t off = eh.e_shoff + i * eh.e_shentsize;
+		if (i >= eh.e_shnum || off + sizeof(Elf64_Shdr) > d.size())
+			return std::nullopt;
+		return rd<Elf64_Shdr>(d, off);
+	};
+	std::optional<Elf64_Shdr> strtab = shdr(eh.e_shstrndx);
+	if (!strtab)
+		return std::nullopt;
+	for (size_t i = 1; i < eh.e_shnum; ++i) {
+		std::optional<Elf64_Shdr> sh = shdr(i);
+		if (!sh)
+			break;
+		size_t at = strtab->sh_offset + sh->sh_name;
+		if (at + name.size() < d.size() && d.substr(at, name.size()) == name &&
+		    d[at + name.size()] == '\0' && sh->sh_offset + sh->sh_size <= d.size())
+			return std::make_pair(size_t{sh->sh_offset}, size_t{sh->sh_size});
+	}
+	return std::nullopt;
+}
+
+// Where the tables are in image d (ELF or raw), or the error for path.
+Result<Layout> locate(std::string_view d, const std::string &path)
+{
+	Layout l;
+	std::optional<std::pair<size_t, size_t>> rodata = elf_section(d, ".rodata");
+	bool found = rodata && find_tokens(d, rodata->first, rodata->first + rodata->second, l);
+	if (!found && !find_tokens(d, 0, d.size(), l)) {
+		bool bz = d.size() > 0x206 && d.substr(0x202, 4) == "HdrS";
+		if (bz || d.substr(0, 2) == "\x1f\x8b" || d.substr(0, 4) == "\x28\xb5\x2f\xfd")
+			return fail(path + " is a compressed kernel, not an uncompressed image",
+				    "pass the vmlinux extracted from it (stap-pmu extracts "
+				    "/boot/vmlinuz-RELEASE into its cache with --vm)");
+		return fail("no kallsyms tables found in " + path,
+			    "pass an uncompressed vmlinux or arm64 Image of a kernel built with "
+			    "CONFIG_KALLSYMS=y");
+	}
+	if (!find_markers(d, l) || !find_offsets(d, l))
+		return fail("the kallsyms tables of " + path + " have a layout this version does not read",
+			    "pass a vmlinux with a symbol table (--vmlinux) or run on that kernel "
+			    "(/proc/kallsyms)");
+	return l;
+}
+
+// The symbols of an image whose tables are at l, with addresses.
+Result<SymbolTable> symbols_of(std::string_view d, const Layout &l, const std::string &path)
+{
+	std::vector<Symbol> syms = decode_names(d, l);
+	uint64_t base = rd<uint64_t>(d, l.relative_base);
+	Placement at;
+	at.segs = elf_segments(d);
+	if (base == 0) {
+		std::optional<uint64_t> b = relocated_base(d, l.relative_base, at);
+		if (!b)
+			return fail("cannot find the load address of the kernel image " + path,
+				    "pass the kernel's vmlinux or read /proc/kallsyms on it");
+		base = *b;
+	}
+	std::vector<uint64_t> a = addresses(d, l, base);
+	const Symbol *start = nullptr, *stop = nullptr, *text = nullptr;
+	for (uint32_t i = 0; i < l.num; ++i) {
+		syms[i].addr = a[i];
+		if (syms[i].name == "__start_kprobe_blacklist")
+			start = &syms[i];
+		else if (syms[i].name == "__stop_kprobe_blacklist")
+			stop = &syms[i];
+		else if (syms[i].name == "_text")
+			text = &syms[i];
+	}
+	if (!at.segs && !at.known && text) // a raw Image whose fields hold addresses
+		at.head = text->addr, at.known = true;
+	std::optional<std::vector<uint64_t>> bl;
+	if (start && stop)
+		bl = read_blacklist(d, at, start->addr, stop->addr);
+	bool known = bl.has_value();
+	return SymbolTable(std::move(syms), known ? std::move(*bl) : std::vector<uint64_t>{}, known);
+}
+
+unsigned char fold(char c)
+{
+	return c >= 'A' && c <= 'Z' ? static_cast<unsigned char>(c - 'A' + 'a')
+				    : static_cast<unsigned char>(c);
+}
+
+// The bag distance to one query from many names: the larger count of
+// letters one has that the other lacks, case-insensitively, a lower bound
+// of the edit distance that takes one pass over each name.
+class BagDistance {
+public:
+	explicit BagDistance(std::string_view q) : size_(q.size())
+	{
+		for (char c : q)
+			if (count_[fold(c)]++ == 0)
+				letters_.push_back(fold(c));
+	}
+	size_t operator()(std::string_view name)
+	{
+		for (char c : name)
+			--count_[fold(c)];
+		size_t more = 0; // letters of the query the name lacks
+		for (unsigned char c : letters_)
+			more += count_[c] > 0 ? count_[c] : 0;
+		for (char c : name)
+			++count_[fold(c)];
+		size_t fewer = name.size() + more - size_; // letters of the name the query lacks
+		return std::max(more, fewer);
+	}
+
+private:
+	int count_[256] = {};
+	std::vector<unsigned char> letters_;
+	size_t size_;
+};
+
+// Edit distance counting a swap of adjacent letters as one edit (optimal
+// string alignment), case-insensitively.
+size_t osa_distance(std::string_view a, std::string_view b)
+{
+	std::vector<size_t> prev2(b.size() + 1), prev(b.size() + 1), cur(b.size() + 1);
+	for (size_t j = 0; j <= b.size(); ++j)
+		prev[j] = j;
+	for (size_t i = 1; i <= a.size(); ++i) {
+		cur[0] = i;
+		for (size_t j = 1; j <= b.size(); ++j) {
+			size_t cost = fold(a[i - 1]) == fold(b[j - 1]) ? 0 : 1;
+			cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost});
+			if (i > 1 && j > 1 && fold(a[i - 1]) == fold(b[j - 2]) &&
+			    fold(a[i - 2]) == fold(b[j - 1]))
+				cur[j] = std::min(cur[j], prev2[j - 2] + 1);
+		}
+		std::swap(prev2, prev);
+		std::swap(prev, cur);
+	}
+	return prev[b.size()];
+}
+
+} // namespace
+
+SymbolTable::SymbolTable(std::vector<Symbol> symbols, std::vector<uint64_t> blacklist,
+			 bool blacklist_known)
+	: syms_(std::move(symbols)), blacklist_(std::move(blacklist)),
+	  blacklist_known_(blacklist_known)
+{
+	std::sort(blacklist_.begin(), blacklist_.end());
+	index_names();
+	text_range_ = range("_stext", "_etext");
+	init_range_ = range("_sinittext", "_einittext");
+	// The text kprobes refuse whole (kernel/kprobes.c and the arch's
+	// arch_populate_kprobe_blacklist: x86 adds entry text, arm64 entry
+	// and irqentry text; on x86 irqentry text lies inside entry text).
+	// Not softirqentry text: kprobes on __do_softirq are allowed.
+	static const char *const sections[][3] = {
+		{"__kprobes_text_start", "__kprobes_text_end", "__kprobes"},
+		{"__entry_text_start", "__entry_text_end", "entry"},
+		{"__noinstr_text_start", "__noinstr_text_end", "noinstr"},
+		{"__irqentry_text_start", "__irqentry_text_end", "irqentry"},
+	};
+	for (const auto &s : sections) {
+		AddrRange r = range(s[0], s[1]);
+		if (!r.empty())
+			no_kprobe_.emplace_back(r, s[2]);
+	}
+}
+
+void SymbolTable::index_names()
+{
+	size_t cap = 16;
+	while (cap < 2 * syms_.size())
+		cap *= 2;
+	slots_.assign(cap, none);
+	next_.assign(syms_.size(), none);
+	// backwards, so that each name's chain comes out in address order
+	for (size_t i = syms_.size(); i-- > 0;) {
+		const std::string &name = syms_[i].name;
+		size_t h = std::hash<std::string_view>{}(name) & (cap - 1);
+		while (slots_[h] != none && syms_[slots_[h]].name != name)
+			h = (h + 1) & (cap - 1);
+		next_[i] = slots_[h];
+		slots_[h] = static_cast<uint32_t>(i);
+	}
+}
+
+uint32_t SymbolTable::first(const std::string &name) const
+{
+	if (slots_.empty())
+		return none;
+	size_t mask = slots_.size() - 1;
+	size_t h = std::hash<std::string_view>{}(name) & mask;
+	while (slots_[h] != none && syms_[slots_[h]].name != name)
+		h = (h + 1) & mask;
+	return slots_[h];
+}
+
+bool SymbolTable::is_text(const Symbol &s) const
+{
+	if (s.type == 'T' || s.type == 't')
+		return true;
+	return (s.type == 'W' || s.type == 'w') &&
+	       (text_range_.contains(s.addr) || init_range_.contains(s.addr));
+}
+
+AddrRange SymbolTable::range(const char *start, const char *end) const
+{
+	const Symbol *s = find(start), *e = find(end);
+	if (!s || !e)
+		return {};
+	return {s->addr, e->addr};
+}
+
+std::vector<const Symbol *> SymbolTable::text(const std::string &name) const
+{
+	std::vector<const Symbol *> out;
+	for (uint32_t i = first(name); i != none; i = next_[i])
+		if (is_text(syms_[i]))
+			out.push_back(&syms_[i]);
+	return out;
+}
+
+std::vector<const Symbol *> SymbolTable::named(const std::string &name) const
+{
+	std::vector<const Symbol *> out;
+	for (uint32_t i = first(name); i != none; i = next_[i])
+		out.push_back(&syms_[i]);
+	return out;
+}
+
+bool SymbolTable::has_text(const std::string &name) const
+{
+	for (uint32_t i = first(name); i != none; i = next_[i])
+		if (is_text(syms_[i]))
+			return true;
+	return false;
+}
+
+const Symbol *SymbolTable::find(const std::string &name) const
+{
+	uint32_t i = first(name);
+	return i == none ? nullptr : &syms_[i];
+}
+
+std::vector<std::string> SymbolTable::nearest(const std::string &name, size_t n,
+					      bool probeable_only) const
+{
+	// Levenshtein over every text symbol takes a tenth of a second: only
+	// names whose letters could be within a third of the query's length
+	// are scored (the bag distance is a lower bound of the edit distance).
+	size_t limit = std::max<size_t>(2, name.size() / 3);
+	BagDistance bag(name);
+	std::vector<std::string> close;
+	for (const Symbol &s : syms_) {
+		size_t diff = s.name.size() > name.size() ? s.name.size() - name.size()
+							  : name.size() - s.name.size();
+		if (diff <= limit && is_text(s) && bag(s.name) <= limit &&
+		    (!probeable_only || why_not(s).empty()))
+			close.push_back(s.name);
+	}
+	// a swap of two neighbours is one typo, not two
+	std::vector<std::pair<size_t, std::string>> ranked;
+	for (std::string &c : nearest_names(name, close, close.size()))
+		ranked.emplace_back(osa_distance(name, c), std::move(c));
+	std::stable_sort(ranked.begin(), ranked.end(),
+			 [](const auto &a, const auto &b) { return a.first < b.first; });
+	std::vector<std::string> out;
+	for (size_t i = 0; i < ranked.size() && i < n; ++i)
+		out.push_back(std::move(ranked[i].second));
+	return out;
+}
+
+std::string SymbolTable::why_not(const Symbol &s) const
+{
+	if (is_init(s.addr))
+		return "it is __init code";
+	if (std::binary_search(blacklist_.begin(), blacklist_.end(), s.addr))
+		return "it is on the kernel's kprobe blacklist";
+	for (const auto &[r, what] : no_kprobe_)
+		if (r.contains(s.addr))
+			return "it is in the kernel's " + what + " text, where kprobes are not allowed";
+	return "";
+}
+
+std::string SymbolTable::why_not_probeable(const std::string &name) const
+{
+	std::string first;
+	for (const Symbol *s : text(name)) {
+		std::string why = why_not(*s);
+		if (why.empty())
+			return "";
+		if (first.empty())
+			first = why;
+	}
+	return first;
+}
+
+Result<SymbolTable> read_image(const std::string &path)
+{
+	auto m = Mapping::open(path);
+	if (!m)
+		return m.error();
+	std::string_view d = (*m)->bytes();
+	auto l = locate(d, path);
+	if (!l)
+		return l.error();
+	return symbols_of(d, *l, path);
+}
+
+namespace {
+
+// The start addresses of debugfs's kprobes/blacklist ("0xS-0xE\tname").
+std::vector<uint64_t> debugfs_blacklist(bool &known)
+{
+	std::vector<uint64_t> out;
+	std::ifstream in("/sys/kernel/debug/kprobes/blacklist");
+	known = in.good();
+	std::string line;
+	while (std::getline(in, line))
+		out.push_back(std::strtoull(line.c_str(), nullptr, 16));
+	return out;
+}
+
+// One line of /proc/kallsyms: "ADDR TYPE NAME", not a module's ("\t[MODULE]").
+std::optional<Symbol> kallsyms_line(std::string_view line)
+{
+	size_t a = line.find(' ');
+	if (a == 0 || a == std::string_view::npos || a + 3 >= line.size() || line[a + 2] != ' ')
+		return std::nullopt;
+	std::string_view addr = line.substr(0, a), name = line.substr(a + 3);
+	if (addr.find_first_not_of("0123456789abcdefABCDEF") != std::string_view::npos ||
+	    !std::isalpha(static_cast<unsigned char>(line[a + 1])) || name.empty() ||
+	    name.find_first_of(" \t") != std::string_view::npos)
+		return std::nullopt;
+	Symbol s;
+	s.addr = std::strtoull(std::string(addr).c_str(), nullptr, 16);
+	s.type = line[a + 1];
+	s.name = std::string(name);
+	return s;
+}
+
+} // namespace
+
+Result<SymbolTable> read_kallsyms(const std::string &path)
+{
+	std::optional<std::string> text = sys::read_file(path, 256u << 20);
+	if (!text)
+		return fail("cannot read " + path + ": " + std::strerror(errno),
+			    "pass a file in /proc/kallsyms format");
+	std::vector<Symbol> syms;
+	std::string_view rest = *text;
+	while (!rest.empty()) {
+		size_t nl = rest.find('\n');
+		if (std::optional<Symbol> s = kallsyms_line(rest.substr(0, nl)))
+			syms.push_back(std::move(*s));
+		rest = nl == std::string_view::npos ? std::string_view{} : rest.substr(nl + 1);
+	}
+	if (syms.empty())
+		return fail(path + " holds no kernel symbols", "pass a file in /proc/kallsyms format");
+	bool known = false;
+	std::vector<uint64_t> bl;
+	if (path == "/proc/kallsyms")
+		bl = debugfs_blacklist(known);
+	return SymbolTable(std::move(syms), std::move(bl), known);
+}
+
+} // namespace stap_pmu::ksyms

@@ -1,0 +1,107 @@
+// kallsyms.h - the target kernel's symbol table without debuginfo: read
+// from the kallsyms tables every kernel image carries (CONFIG_KALLSYMS), or
+// from /proc/kallsyms of the running kernel. Pass 2 asks it whether a
+// kprobe.function name exists ("did you mean"), whether it is __init code,
+// and whether kprobes refuse it (the kprobe blacklist and the kernel's
+// no-kprobe text sections).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "translator/support/result.h"
+
+namespace stap_pmu::ksyms {
+
+struct Symbol {
+	std::string name;
+	char type = '?'; // nm's letter: 'T'/'t' text, 'D'/'d' data, ...
+	uint64_t addr = 0;
+};
+
+// A half-open address range [start, end).
+struct AddrRange {
+	uint64_t start = 0, end = 0;
+	bool contains(uint64_t a) const { return a >= start && a < end; }
+	bool empty() const { return end <= start; }
+};
+
+class SymbolTable {
+public:
+	SymbolTable() = default;
+	// symbols in the kernel's order (by address); blacklist: start
+	// addresses of the _kprobe_blacklist section ("" : not known).
+	SymbolTable(std::vector<Symbol> symbols, std::vector<uint64_t> blacklist,
+		    bool blacklist_known);
+
+	const std::vector<Symbol> &symbols() const { return syms_; }
+	size_t size() const { return syms_.size(); }
+
+	// Whether s is code: nm's t/T, or a weak symbol (w/W) in the kernel's
+	// text or init text.
+	bool is_text(const Symbol &s) const;
+
+	// The text symbols called name (several static functions may share
+	// one), in address order; empty when there is none.
+	std::vector<const Symbol *> text(const std::string &name) const;
+	bool has_text(const std::string &name) const;
+
+	// The first symbol (text or data) called name; nullptr when there is none.
+	const Symbol *find(const std::string &name) const;
+	// All symbols called name, in address order.
+	std::vector<const Symbol *> named(const std::string &name) const;
+
+	// _stext.._etext and _sinittext.._einittext (empty when unknown).
+	AddrRange text_range() const { return text_range_; }
+	AddrRange init_range() const { return init_range_; }
+	bool is_init(uint64_t addr) const { return init_range_.contains(addr); }
+
+	// Up to n text symbol names closest to name (support/suggest.h's
+	// nearest_names; a swap of two letters counts as one edit), nearest
+	// first; probeable_only: only names why_not_probeable accepts.
+	std::vector<std::string> nearest(const std::string &name, size_t n,
+					 bool probeable_only = false) const;
+
+	// Why kprobes cannot probe the text symbol name: "" when they can (or
+	// when no symbol of that name is known: ask has_text first), else
+	// "it is __init code", "it is on the kernel's kprobe blacklist" or
+	// "it is in the kernel's <what> text, where kprobes are not allowed".
+	// With several symbols of that name, "" when any of them is probeable.
+	std::string why_not_probeable(const std::string &name) const;
+
+	// Whether the _kprobe_blacklist entries were read (a raw arm64 Image
+	// does not name that section; the text ranges are known regardless).
+	bool blacklist_known() const { return blacklist_known_; }
+	const std::vector<uint64_t> &blacklist() const { return blacklist_; }
+
+private:
+	static constexpr uint32_t none = UINT32_MAX;
+	void index_names();
+	uint32_t first(const std::string &name) const; // first symbol of that name, or none
+	std::string why_not(const Symbol &s) const;
+	AddrRange range(const char *start, const char *end) const;
+
+	std::vector<Symbol> syms_;
+	// The names, hashed: open addressing over the first symbol of each
+	// name; next_ chains the symbols of one name in address order.
+	std::vector<uint32_t> slots_, next_;
+	std::vector<uint64_t> blacklist_; // sorted
+	bool blacklist_known_ = false;
+	AddrRange text_range_, init_range_;
+	std::vector<std::pair<AddrRange, std::string>> no_kprobe_; // text sections kprobes refuse
+};
+
+// The symbol table of an uncompressed kernel image: an ELF vmlinux (such as
+// the one extracted from /boot/vmlinuz-RELEASE) or a raw arm64 Image, found
+// through its kallsyms tables (64-bit little-endian kernels, 6.1 to 6.12
+// layouts). Errors say what the file is and what to pass instead.
+Result<SymbolTable> read_image(const std::string &path);
+
+// The symbol table in /proc/kallsyms format ("ADDR TYPE NAME [MODULE]");
+// module symbols are skipped. For /proc/kallsyms itself, the kprobe
+// blacklist of the running kernel is read from debugfs when readable.
+Result<SymbolTable> read_kallsyms(const std::string &path);
+
+} // namespace stap_pmu::ksyms

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "translator/driver/kernel_facts.h"
+#include "translator/kernelinfo/target_facts.h"
 #include "translator/frontend/tapsets.h"
 #include "translator/probes/kernel_facts.h"
 
@@ -98,10 +99,34 @@ Result<bool> list_dwarf_functions(const Cli &cli, const std::string &pat, int &r
 	return true;
 }
 
+// The text symbols of the target kernel matching glob that kprobes can
+// probe (its kallsyms: /proc/kallsyms when it is running, else read from
+// its image; kernelinfo/kallsyms.h).
+Result<std::vector<std::string>> kprobe_symbols(const Cli &cli, const ParseOptions &po,
+						const std::string &glob)
+{
+	std::string arch = !cli.arch.empty() ? cli.arch : cli.vm_arch;
+	Result<std::string> src = symbol_source(po.pp.kernel_vr, arch);
+	if (!src)
+		return src.error();
+	Result<ksyms::SymbolTable> t = src->find("kallsyms") != std::string::npos
+					       ? ksyms::read_kallsyms(*src)
+					       : ksyms::read_image(*src);
+	if (!t)
+		return t.error();
+	std::set<std::string> seen;
+	for (const ksyms::Symbol &s : t->symbols())
+		if (t->is_text(s) && s.name.find('.') == std::string::npos &&
+		    fnmatch(glob.c_str(), s.name.c_str(), 0) == 0 && !seen.count(s.name) &&
+		    t->why_not_probeable(s.name).empty())
+			seen.insert(s.name);
+	return std::vector<std::string>(seen.begin(), seen.end());
+}
+
 } // namespace
 
 // -l / -L PATTERN: the probe points matching a glob, for the kinds that
-// exist (kprobe symbols from the target kernel's System.map or kallsyms).
+// exist (kprobe symbols from the target kernel's kallsyms).
 Result<int> list_probes(const Cli &cli)
 {
 	std::string pat = !cli.list_probes.empty() ? cli.list_probes : cli.list_probes_vars;
@@ -129,24 +154,12 @@ Result<int> list_probes(const Cli &cli)
 			size_t end = pat.find('"', kp.size());
 			sym_glob = pat.substr(kp.size(), end == std::string::npos ? end : end - kp.size());
 		}
-		std::vector<std::string> maps = {"/boot/System.map-" + po.pp.kernel_vr, "/proc/kallsyms"};
-		for (const std::string &m : maps) {
-			std::ifstream f(m);
-			if (!f)
-				continue;
-			std::set<std::string> seen;
-			size_t lines = 0;
-			for (std::string addr, type, sym; f >> addr >> type >> sym; lines++) {
-				std::string rest;
-				std::getline(f, rest);
-				if ((type == "t" || type == "T") && sym.find('.') == std::string::npos &&
-				    fnmatch(sym_glob.c_str(), sym.c_str(), 0) == 0 && seen.insert(sym).second) {
-					names.push_back(kp + sym + "\")");
-					names.push_back(kp + sym + "\").return");
-				}
-			}
-			if (lines > 1) // Debian ships a one-line placeholder System.map
-				break;
+		Result<std::vector<std::string>> syms = kprobe_symbols(cli, po, sym_glob);
+		if (!syms)
+			return syms.error();
+		for (const std::string &sym : *syms) {
+			names.push_back(kp + sym + "\")");
+			names.push_back(kp + sym + "\").return");
 		}
 	}
 	std::sort(names.begin(), names.end());

@@ -152,7 +152,7 @@ SymbolCheck TargetKernelFacts::check_symbol(const std::string &module,
 	SymbolCheck c;
 	c.known = true;
 	if (!syms->has_text(name)) {
-		c.nearest = syms->nearest(name, 3);
+		c.nearest = syms->nearest(name, 3, true);
 		return c;
 	}
 	c.why_not = syms->why_not_probeable(name);

@@ -85,6 +85,20 @@ TEST(Abi, X86FloatsAndWideIntegers)
 	EXPECT_EQ(x86({I(), ParamShape{16, Class::Other, 0}, I()}), (std::vector<int>{0, -1, -1}));
 }
 
+TEST(Abi, X86StructReturnedInMemory)
+{
+	// the address of the result takes rdi
+	EXPECT_EQ(stap_pmu::abi::arg_indexes({I(), I(), I(), I(), I(), I()}, "x86", S(24)),
+		  (std::vector<int>{1, 2, 3, 4, 5, 6}));
+	// returned in rax:rdx: no hidden argument
+	EXPECT_EQ(stap_pmu::abi::arg_indexes({I(), I()}, "x86", S(16)), (std::vector<int>{0, 1}));
+	// a small result of unknown class (packed fields) may be in memory
+	EXPECT_EQ(stap_pmu::abi::arg_indexes({I()}, "x86", ParamShape{12, Class::Other, 0}),
+		  (std::vector<int>{-1}));
+	// arm64 passes it in x8
+	EXPECT_EQ(stap_pmu::abi::arg_indexes({I(), I()}, "arm64", S(24)), (std::vector<int>{0, 1}));
+}
+
 TEST(Abi, Arm64Registers)
 {
 	EXPECT_EQ(arm({I(), I(), I(), I(), I(), I(), I(), I(), I(), I()}),
@@ -178,6 +192,9 @@ TEST(Abi, RealPrototypesX86)
 	EXPECT_EQ(real_args("x86", "tnum_arshift"), (std::vector<int>{-1, 2, 3}));
 	// ZSTD_createDDict_advanced(dict, dictSize, method, type, ZSTD_customMem (24 bytes))
 	EXPECT_EQ(real_args("x86", "ZSTD_createDDict_advanced"), (std::vector<int>{0, 1, 2, 3, -1}));
+	// struct open_how build_open_how(int flags, umode_t mode): open_how is
+	// 24 bytes, returned through a pointer in rdi
+	EXPECT_EQ(real_args("x86", "build_open_how"), (std::vector<int>{1, 2}));
 }
 
 TEST(Abi, RealPrototypesArm64)
@@ -189,4 +206,5 @@ TEST(Abi, RealPrototypesArm64)
 	EXPECT_EQ(real_args("arm64", "tnum_arshift"), (std::vector<int>{-1, 2, 3}));
 	// ZSTD_customCalloc(size, ZSTD_customMem customMem): by reference in x1
 	EXPECT_EQ(real_args("arm64", "ZSTD_customCalloc"), (std::vector<int>{0, -1}));
+	EXPECT_EQ(real_args("arm64", "build_open_how"), (std::vector<int>{0, 1}));
 }

@@ -14,12 +14,16 @@ uint64_t round_up(uint64_t v, uint64_t to)
 
 // x86-64: six integer registers (rdi rsi rdx rcx r8 r9), eight SSE ones;
 // the rest in 8-byte aligned stack slots, in order.
-std::vector<int> x86_64(const std::vector<ParamShape> &params)
+std::vector<int> x86_64(const std::vector<ParamShape> &params, const ParamShape &ret)
 {
 	std::vector<int> out;
-	unsigned gpr = 0, sse = 0;
+	// a struct or union returned in memory: the caller passes its address in rdi
+	bool hidden = (ret.cls == Class::Aggregate || ret.cls == Class::Other) && ret.size > 16;
+	unsigned gpr = hidden ? 1 : 0, sse = 0;
 	uint64_t stack = 0; // bytes of stack arguments so far
-	bool lost = false;  // a parameter's placement is unknown: so are the later ones'
+	// a parameter's placement is unknown: so are the later ones'; a small
+	// result of unknown class may be returned in memory (packed fields)
+	bool lost = ret.cls == Class::Other && ret.size > 0 && ret.size <= 16;
 	auto on_stack = [&](const ParamShape &p) {
 		stack = round_up(stack, p.align > 8 ? p.align : 8);
 		uint64_t at = stack;
@@ -108,10 +112,11 @@ int arg_registers(const std::string &arch)
 	return arch == "x86" ? 6 : arch == "arm64" ? 8 : 0;
 }
 
-std::vector<int> arg_indexes(const std::vector<ParamShape> &params, const std::string &arch)
+std::vector<int> arg_indexes(const std::vector<ParamShape> &params, const std::string &arch,
+			     const ParamShape &ret)
 {
 	if (arch == "x86")
-		return x86_64(params);
+		return x86_64(params, ret);
 	if (arch == "arm64")
 		return arm64(params);
 	return std::vector<int>(params.size(), -1);

@@ -31,8 +31,12 @@ struct ParamShape {
 // floats, 16-byte integers, arguments on the arm64 stack (the kernel's
 // arm64 regs_get_kernel_argument() reads only x0-x7), and every parameter
 // after one whose placement is unknown. arch: kbuild ARCH "x86" or
-// "arm64" (anything else: all -1).
-std::vector<int> arg_indexes(const std::vector<ParamShape> &params, const std::string &arch);
+// "arm64" (anything else: all -1). ret: the return type (size 0: void or
+// a scalar); a struct or union returned in memory (larger than 16 bytes)
+// takes rdi for its address on x86-64 (x8, not an argument register, on
+// arm64).
+std::vector<int> arg_indexes(const std::vector<ParamShape> &params, const std::string &arch,
+			     const ParamShape &ret = {0, Class::Integer, 0});
 
 // The registers regs_get_kernel_argument() reads for arch (6 or 8; 0 for
 // an unknown arch).

@@ -280,7 +280,8 @@ KernelFunction make_function(const Btf &b, uint32_t func, const std::string &mod
 	std::vector<abi::ParamShape> shapes;
 	for (const btf::Param &p : ps)
 		shapes.push_back(shape(b, p.type));
-	std::vector<int> args = abi::arg_indexes(shapes, arch);
+	abi::ParamShape rs = ret ? shape(b, ret) : abi::ParamShape{0, abi::Class::Integer, 0};
+	std::vector<int> args = abi::arg_indexes(shapes, arch, rs);
 	for (size_t i = 0; i < ps.size(); i++) {
 		KernelParam pa;
 		pa.name = ps[i].name;

@@ -254,7 +254,8 @@ TEST(BtfFacts, MemberErrors)
 	KernelFunction f = function61("vfs_read");
 	auto bad = facts61().target_access(f, "$file->f_pathx", false);
 	ASSERT_FALSE(bad);
-	EXPECT_EQ(bad.error().what, "no member 'f_pathx' (or a bit field) in the type of '$file' in vfs_read()");
+	EXPECT_EQ(bad.error().what,
+		  "no member 'f_pathx' (or a bit field) in the type of '$file' in vfs_read()");
 	EXPECT_NE(bad.error().hint.find("did you mean 'f_path'?"), std::string::npos) << bad.error().hint;
 	EXPECT_NE(bad.error().hint.find("struct file has "), std::string::npos) << bad.error().hint;
 	EXPECT_NE(bad.error().hint.find("f_inode"), std::string::npos) << bad.error().hint;
@@ -286,6 +287,10 @@ TEST(BtfFacts, FileAndLineNeedDwarf)
 	auto line = facts61().functions("", "vfs_read@fs/read_write.c:450");
 	ASSERT_FALSE(line);
 	EXPECT_NE(line.error().what.find("needs the kernel's DWARF"), std::string::npos);
+	auto mod = facts61().functions("ext4", "ext4_file_read_iter@fs/ext4/file.c");
+	ASSERT_FALSE(mod);
+	EXPECT_EQ(mod.error().what, "module(\"ext4\").function(\"ext4_file_read_iter@fs/ext4/file.c\") "
+				    "needs the module's DWARF: BTF has no source files or line numbers");
 	auto badline = facts61().functions("", "vfs_read@x.c:4x");
 	ASSERT_FALSE(badline);
 	EXPECT_EQ(badline.error().what, "bad line number '4x' in 'vfs_read@x.c:4x'");
@@ -312,7 +317,8 @@ TEST(BtfFacts, CastKernelTypes)
 	EXPECT_TRUE(a.is_signed);
 	EXPECT_TRUE(a.deref_last);
 
-	CastAccess name = facts61().cast_access("kernel", "struct file", {"f_path", "dentry", "d_name", "name"});
+	CastAccess name =
+		facts61().cast_access("kernel", "struct file", {"f_path", "dentry", "d_name", "name"});
 	ASSERT_TRUE(std::holds_alternative<TargetAccess>(name));
 	std::vector<int32_t> want = {
 		static_cast<int32_t>(offset_of("file_f_path") + offset_of("path_dentry")),
@@ -326,10 +332,12 @@ TEST(BtfFacts, CastKernelTypes)
 	CastAccess mem = facts61().cast_access("kernel", "struct task_struct", {"pidd"});
 	ASSERT_TRUE(std::holds_alternative<CastError>(mem));
 	EXPECT_EQ(std::get<CastError>(mem).msg, "no member 'pidd' in struct task_struct");
-	EXPECT_EQ(std::get<CastError>(mem).hint.rfind("did you mean 'pid'? struct task_struct has ", 0), 0u);
+	EXPECT_EQ(std::get<CastError>(mem).hint.rfind("did you mean 'pid'? struct task_struct has ", 0),
+		  0u);
 	CastAccess hdr = facts61().cast_access("<linux/sched.h>", "struct task_struct", {"pid"});
 	ASSERT_TRUE(std::holds_alternative<CastError>(hdr));
-	EXPECT_EQ(std::get<CastError>(hdr).msg, "@cast with a header ('<linux/sched.h>') is not supported");
+	EXPECT_EQ(std::get<CastError>(hdr).msg,
+		  "@cast with a header ('<linux/sched.h>') is not supported");
 }
 
 TEST(BtfFacts, CastModuleSplitBtf)
@@ -489,7 +497,8 @@ TEST(BtfFacts, Arm64ImageBtf)
 	BtfKernelFacts arm(o);
 	auto fns = arm.functions("", "vfs_read");
 	ASSERT_TRUE(fns) << fns.error().what;
-	EXPECT_EQ(describe_vars((*fns)[0], false), "$file:struct file* $buf:char* $count:size_t $pos:loff_t*");
+	EXPECT_EQ(describe_vars((*fns)[0], false),
+		  "$file:struct file* $buf:char* $count:size_t $pos:loff_t*");
 	for (int i = 0; i < 4; i++)
 		EXPECT_EQ((*fns)[0].params[i].arg, i);
 }
@@ -501,11 +510,14 @@ TEST(BtfFacts, MissingKernelBtf)
 	BtfKernelFacts f(o);
 	auto r = f.functions("", "vfs_read");
 	ASSERT_FALSE(r);
-	EXPECT_EQ(r.error().what.rfind("kernel.function needs the kernel's BTF: cannot read /no/such/vmlinux", 0),
-		  0u) << r.error().what;
+	EXPECT_EQ(r.error().what.rfind(
+			  "kernel.function needs the kernel's BTF: cannot read /no/such/vmlinux", 0),
+		  0u)
+		<< r.error().what;
 	CastAccess c = f.cast_access("kernel", "struct file", {"f_pos"});
 	ASSERT_TRUE(std::holds_alternative<CastError>(c));
-	EXPECT_EQ(std::get<CastError>(c).msg.rfind("@cast(..., \"kernel\") needs the kernel's BTF: ", 0), 0u);
+	EXPECT_EQ(std::get<CastError>(c).msg.rfind("@cast(..., \"kernel\") needs the kernel's BTF: ", 0),
+		  0u);
 	auto none = btf::kernel_btf_source("0.0.0-none", "x86");
 	ASSERT_FALSE(none);
 	EXPECT_EQ(none.error().what.rfind("kernel.function needs the kernel's BTF: ", 0), 0u);

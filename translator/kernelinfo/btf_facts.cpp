@@ -348,8 +348,9 @@ Result<std::vector<KernelFunction>> BtfKernelFacts::functions(const std::string 
 		return fp.error();
 	std::string form = module.empty() ? "kernel.function" : "module(\"" + module + "\").function";
 	if (!fp->file_glob.empty() || fp->line > 0)
-		return fail(form + "(\"" + pattern + "\") needs the kernel's DWARF: BTF has no source "
-							"files or line numbers",
+		return fail(form + "(\"" + pattern + "\") needs " +
+				    (module.empty() ? "the kernel's" : "the module's") +
+				    " DWARF: BTF has no source files or line numbers",
 			    "install linux-image-" + opts_.release +
 				    "-dbg or give a debug vmlinux with --vmlinux FILE, or name only the "
 				    "function: \"" + fp->glob + "\"");
@@ -359,7 +360,9 @@ Result<std::vector<KernelFunction>> BtfKernelFacts::functions(const std::string 
 		return b.error();
 	const Btf &bt = **b;
 	std::map<std::string, std::vector<uint32_t>> found; // sorted by name
-	std::string_view prefix(fp->glob.data(), std::min(fp->glob.size(), fp->glob.find_first_of("*?[\\")));
+	// the literal start of the glob, compared before fnmatch
+	std::string_view prefix(fp->glob);
+	prefix = prefix.substr(0, prefix.find_first_of("*?[\\"));
 	for (uint32_t id = bt.first_id(); id < bt.end_id(); id++) {
 		Type t = bt.type(id);
 		if (t.kind != Kind::Func || t.linkage == 2 || t.name.empty() ||
@@ -733,7 +736,8 @@ CastError cast_type_missing(const CastType &t, const std::vector<const Btf *> &s
 }
 
 // The BTF @cast's module entry m names, or the error about it.
-std::variant<const Btf *, CastError> cast_btf(State &st, const btf::Options &o, const std::string &m)
+std::variant<const Btf *, CastError> cast_btf(State &st, const btf::Options &o,
+					      const std::string &m)
 {
 	CastError me;
 	me.part = CastError::Module;

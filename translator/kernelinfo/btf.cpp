@@ -6,6 +6,9 @@
 
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -85,17 +88,54 @@ uint32_t get32(std::string_view d, size_t at)
 	return v; // little-endian hosts and targets (x86-64, arm64)
 }
 
+// A file mapped read-only (empty when it cannot be).
+class Mapped {
+public:
+	explicit Mapped(const std::string &path)
+	{
+		int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+		struct stat st;
+		if (fd < 0)
+			return;
+		if (fstat(fd, &st) == 0 && st.st_size > 0) {
+			void *p = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+			if (p != MAP_FAILED) {
+				data_ = static_cast<const char *>(p);
+				size_ = static_cast<size_t>(st.st_size);
+			}
+		}
+		err_ = errno;
+		::close(fd);
+	}
+	~Mapped()
+	{
+		if (data_)
+			munmap(const_cast<char *>(data_), size_);
+	}
+	Mapped(const Mapped &) = delete;
+	Mapped &operator=(const Mapped &) = delete;
+
+	bool ok() const { return data_ != nullptr; }
+	int error() const { return err_; }
+	std::string_view view() const { return {data_, size_}; }
+
+private:
+	const char *data_ = nullptr;
+	size_t size_ = 0;
+	int err_ = 0;
+};
+
 // A raw kernel image: the BTF blob found in it, parsed.
 Result<struct ::btf *> parse_image(const std::string &path)
 {
-	std::optional<std::string> data = sys::read_file(path, 1u << 30);
-	if (!data)
-		return fail("cannot read " + path + ": " + strerror(errno));
-	std::optional<Blob> b = find_blob(*data);
+	Mapped m(path);
+	if (!m.ok())
+		return fail("cannot read " + path + ": " + strerror(m.error()));
+	std::optional<Blob> b = find_blob(m.view());
 	if (!b)
 		return fail("no BTF found in " + path +
 			    " (not an ELF file, raw BTF or uncompressed kernel image with BTF)");
-	struct ::btf *r = btf__new(data->data() + b->offset, static_cast<uint32_t>(b->size));
+	struct ::btf *r = btf__new(m.view().data() + b->offset, static_cast<uint32_t>(b->size));
 	if (!r)
 		return fail("cannot parse the BTF in " + path + ": " + errno_text(errno));
 	return r;

@@ -363,6 +363,22 @@ TEST(BtfFacts, CastModuleSplitBtf)
 	ASSERT_TRUE(std::holds_alternative<TargetAccess>(byfile));
 	EXPECT_EQ(std::get<TargetAccess>(byfile).offsets, std::get<TargetAccess>(e).offsets);
 
+	// a compressed module (as 6.12's are): the same BTF
+	auto dir = sys::TempDir::create("btf-xz");
+	ASSERT_TRUE(dir);
+	std::string drm = btf::find_module(options61(), "drm", nullptr);
+	sys::Spawn xz;
+	xz.argv = {"sh", "-c", "xz -c \"$0\" > \"$1\"", drm, dir->path() + "/drm.ko.xz"};
+	auto st = sys::run(xz, 120);
+	ASSERT_TRUE(st && *st == 0);
+	btf::Options o = options61();
+	o.module_files = {dir->path() + "/drm.ko.xz"};
+	BtfKernelFacts xzf(o);
+	CastAccess fromxz = xzf.cast_access("drm", "struct drm_device", {"driver", "name"});
+	ASSERT_TRUE(std::holds_alternative<TargetAccess>(fromxz)) << std::get<CastError>(fromxz).msg;
+	CastAccess plain = facts61().cast_access("drm", "struct drm_device", {"driver", "name"});
+	EXPECT_EQ(std::get<TargetAccess>(fromxz).offsets, std::get<TargetAccess>(plain).offsets);
+
 	CastAccess none = facts61().cast_access("no_such_mod", "struct drm_device", {"driver"});
 	ASSERT_TRUE(std::holds_alternative<CastError>(none));
 	EXPECT_EQ(std::get<CastError>(none).part, CastError::Module);

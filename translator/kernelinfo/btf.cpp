@@ -3,6 +3,7 @@
 #include "translator/kernelinfo/btf.h"
 #include "translator/kernelinfo/kernel.h"
 #include "translator/support/file.h"
+#include "translator/support/process.h"
 
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -201,14 +202,59 @@ Result<std::unique_ptr<Btf>> Btf::open(const std::string &path)
 	return std::unique_ptr<Btf>(new Btf(b, path, 1));
 }
 
+namespace {
+
+// The program that decompresses a module file ("" : not compressed).
+std::string decompressor(const std::string &path)
+{
+	auto ends = [&](const char *ext) {
+		size_t n = strlen(ext);
+		return path.size() > n && path.compare(path.size() - n, n, ext) == 0;
+	};
+	return ends(".ko.xz") ? "xz" : ends(".ko.zst") ? "zstd" : ends(".ko.gz") ? "gzip" : "";
+}
+
+// A compressed .ko decompressed into dir: the file's path there.
+Result<std::string> decompress(const std::string &path, const std::string &tool,
+			       const std::string &dir)
+{
+	std::string out = dir + "/module.ko";
+	sys::Fd o(::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+	if (!o)
+		return fail("cannot create " + out + ": " + strerror(errno));
+	sys::Spawn sp;
+	sp.argv = {tool, "-dc", path};
+	sp.out = o.get();
+	Result<int> st = sys::run(sp, 120);
+	if (!st)
+		return fail("cannot decompress " + path + ": " + st.error().what);
+	if (*st != 0)
+		return fail(tool + " -dc " + path + " " + sys::describe_wait(*st));
+	return out;
+}
+
+} // namespace
+
 Result<std::unique_ptr<Btf>> Btf::open_split(const std::string &path, const Btf &base)
 {
 	silence_libbpf();
-	struct ::btf *b = btf__parse_split(path.c_str(), base.btf_);
+	if (!fs::is_regular_file(path))
+		return fail("cannot read " + path + ": " + errno_text(ENOENT));
+	std::string file = path;
+	std::optional<sys::TempDir> tmp;
+	if (std::string tool = decompressor(path); !tool.empty()) {
+		Result<sys::TempDir> d = sys::TempDir::create("stap-pmu-ko");
+		if (!d)
+			return d.error();
+		tmp.emplace(std::move(*d));
+		Result<std::string> f = decompress(path, tool, tmp->path());
+		if (!f)
+			return f.error();
+		file = *f;
+	}
+	struct ::btf *b = btf__parse_split(file.c_str(), base.btf_);
 	if (!b) {
 		int e = errno;
-		if (!fs::is_regular_file(path))
-			return fail("cannot read " + path + ": " + errno_text(e));
 		return fail(e == ENOENT ? path + " has no BTF (no .BTF section)"
 					: "cannot read the BTF of " + path + ": " + errno_text(e));
 	}
@@ -366,12 +412,14 @@ std::string norm_mod(std::string s)
 	return s;
 }
 
-// f is name.ko (plain: BTF is read from uncompressed files)
+// f is name.ko, compressed or not
 bool is_ko_of(const fs::path &p, const std::string &name)
 {
 	std::string f = p.filename().string();
-	return f.size() > 3 && f.compare(f.size() - 3, 3, ".ko") == 0 &&
-	       norm_mod(f.substr(0, f.size() - 3)) == norm_mod(name);
+	for (std::string ext : {".ko", ".ko.xz", ".ko.zst", ".ko.gz"})
+		if (f.size() > ext.size() && f.compare(f.size() - ext.size(), ext.size(), ext) == 0)
+			return norm_mod(f.substr(0, f.size() - ext.size())) == norm_mod(name);
+	return false;
 }
 
 } // namespace

@@ -76,8 +76,9 @@ public:
 	// An ELF file with a .BTF section, a raw BTF file, or a raw kernel
 	// image holding one.
 	static Result<std::unique_ptr<Btf>> open(const std::string &path);
-	// The BTF of a module: the .BTF section of a .ko, or a raw split BTF
-	// file (/sys/kernel/btf/<module>), on top of base.
+	// The BTF of a module: the .BTF section of a .ko (.ko.xz, .ko.zst and
+	// .ko.gz are decompressed first, into $TMPDIR), or a raw split BTF file
+	// (/sys/kernel/btf/<module>), on top of base.
 	static Result<std::unique_ptr<Btf>> open_split(const std::string &path, const Btf &base);
 
 	~Btf();
@@ -120,7 +121,8 @@ std::optional<Blob> find_blob(std::string_view data);
 // an unpacked foreign (arm64) kernel.
 Result<std::string> kernel_btf_source(const std::string &release, const std::string &arch);
 
-// The .ko of module `name` ('-' and '_' alike): module_files, then
+// The .ko (or .ko.xz, .ko.zst, .ko.gz) of module `name` ('-' and '_'
+// alike): module_files, then
 // module_dirs and /lib/modules/<release> searched recursively; "" : none.
 // looked_in: the directories searched, for messages ("a, b").
 std::string find_module(const Options &o, const std::string &name, std::string *looked_in);

@@ -25,6 +25,9 @@ struct BtfKernelFacts::State {
 	std::unique_ptr<Btf> kernel;
 	Error kernel_error;
 	std::map<std::string, std::unique_ptr<Btf>> modules; // by path
+	// find_module's answers (every probe point and @cast of a module asks):
+	// name -> (path or "", the directories searched)
+	std::map<std::string, std::pair<std::string, std::string>> found;
 	// functions defined more than once (static functions of several
 	// files): (BTF path, name) -> their FUNC ids
 	std::map<std::pair<std::string, std::string>, std::vector<uint32_t>> defs;
@@ -94,8 +97,14 @@ Result<const Btf *> module_btf(State &st, const btf::Options &o, const std::stri
 	std::string what = for_cast ? "@cast(..., \"" + name + "\")" : "module(\"" + name + "\")";
 	std::string path = name;
 	if (name.find('/') == std::string::npos) {
-		std::string in;
-		path = btf::find_module(o, name, &in);
+		auto known = st.found.find(norm_mod(name));
+		if (known == st.found.end()) {
+			std::string in;
+			std::string p = btf::find_module(o, name, &in);
+			known = st.found.emplace(norm_mod(name), std::make_pair(p, in)).first;
+		}
+		path = known->second.first;
+		const std::string &in = known->second.second;
 		std::string sys = "/sys/kernel/btf/" + norm_mod(name);
 		if (path.empty() && (*k)->path() == "/sys/kernel/btf/vmlinux" && fs::exists(sys))
 			path = sys;

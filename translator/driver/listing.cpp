@@ -82,8 +82,10 @@ Result<bool> list_dwarf_functions(const Cli &cli, const std::string &pat, int &r
 		return fns.error();
 	std::vector<std::string> lines;
 	for (const KernelFunction &f : *fns) {
-		std::string l = prefix + ".function(\"" + f.name + "@" + f.file + ":" +
-				std::to_string(f.line) + "\")" + suffix;
+		// DWARF knows the file and line, BTF does not
+		std::string where = f.file.empty() ? ""
+						   : "@" + f.file + ":" + std::to_string(f.line);
+		std::string l = prefix + ".function(\"" + f.name + where + "\")" + suffix;
 		if (!cli.list_probes_vars.empty()) {
 			std::string vars = describe_vars(f, suffix == ".return");
 			if (!vars.empty())

@@ -109,7 +109,7 @@ bool Checker::target_var(const Expr &e, const std::string &spelling, bool entry,
 		}
 		auto acc = facts_.target_access(*p.func, spelling, ret);
 		if (!acc) {
-			error(e.loc, acc.error().what);
+			error(e.loc, acc.error().what, acc.error().hint);
 			ok = false;
 			continue;
 		}

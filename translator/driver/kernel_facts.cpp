@@ -16,6 +16,11 @@ PreprocInput preproc_facts(const Cli &cli)
 {
 	std::string arch = !cli.arch.empty() ? cli.arch : cli.vm_arch;
 	if (!arch.empty() && kernel::normalize_arch(arch) != kernel::host_debian_arch()) {
+		// the unpacked foreign kernel pass 4 builds against
+		Result<kernel::GuestKernel> g =
+			kernel::find_foreign_kernel(kernel::normalize_arch(arch), cli.release);
+		if (g)
+			return preproc_input_from_tree(g->build_dir, g->release, g->arch);
 		PreprocInput in = host_preproc_input();
 		in.arch = kernel::normalize_arch(arch) == "arm64" ? "arm64" : arch;
 		return in;

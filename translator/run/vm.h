@@ -8,6 +8,9 @@
 //   ttyS2  loader stderr (load errors, -v)    -> streamed to VmOptions::error_fd
 //   ttyS3  host -> guest control: a line "stop" sends SIGINT to the loader
 //          (host Ctrl-C/SIGTERM and the timeout use it before killing QEMU)
+// /init opens ttyS1-3 once, one after the other (fds 3-5), then logs
+// kWindowMarker: kernel problems from then on fail the run, those of the boot
+// and of the ports' start-up (a kernel flavour's 8250 driver) do not.
 // arm64 (qemu-system-aarch64 -M virt, arch "arm64"): the console is the PL011
 // ttyAMA0 and the three other ports are PCI 16550s (pci-serial), ttyS0..ttyS2
 // in the guest; -icount shift=0 makes the emulated PMUv3 count exact

@@ -135,6 +135,26 @@ static inline void stp_hrtimer_setup(struct hrtimer *t,
 #endif
 
 /*
+ * arm64 PMUv3: which counter an active event's hw.idx names
+ * (drivers/perf/arm_pmuv3.c). Up to 6.11 idx 0 is the cycle counter
+ * PMCCNTR_EL0 and idx n >= 1 is PMEVCNTR<n-1>_EL0; since 6.12 the driver
+ * uses the counter number itself: idx n < 31 is PMEVCNTR<n>_EL0, the cycle
+ * counter is ARMV8_PMU_CYCLE_IDX (31) and the instruction counter
+ * (FEAT_PMUv3_ICNTR) 32. STP_ARMV8_EVCNTR(idx) is the PMEVCNTR number, or
+ * negative for an idx that is no event counter.
+ */
+#ifdef CONFIG_ARM64
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#include <linux/perf/arm_pmuv3.h>
+#define STP_ARMV8_CYCLE_IDX ARMV8_PMU_CYCLE_IDX
+#define STP_ARMV8_EVCNTR(idx) ((idx) < ARMV8_PMU_CYCLE_IDX ? (idx) : -1)
+#else
+#define STP_ARMV8_CYCLE_IDX 0
+#define STP_ARMV8_EVCNTR(idx) ((idx) - 1)
+#endif
+#endif
+
+/*
  * arm64: a kernel return address without its pointer authentication code
  * (stp_backtrace.h): ptrauth_strip_kernel_insn_pac() since 6.4,
  * ptrauth_strip_insn_pac() before.

@@ -73,8 +73,9 @@ static void stp_pmu_arch_init(void)
 }
 
 /*
- * PMUv3 (arch/arm64/kernel/perf_event.c in 6.1): hw.idx 0 is the cycle
- * counter PMCCNTR_EL0, idx n >= 1 is PMEVCNTR<n-1>_EL0. Counters are 32
+ * PMUv3: hw.idx names the cycle counter PMCCNTR_EL0 or an event counter
+ * PMEVCNTR<n>_EL0, numbered differently before and since 6.12
+ * (STP_ARMV8_CYCLE_IDX, STP_ARMV8_EVCNTR in stp_compat.h). Counters are 32
  * bits unless the event has ARMPMU_EVT_64BIT; a 64-bit event on an event
  * counter is a chained pair (or a biased PMUv3p5 long counter): those keep
  * pmu->read, as do other arm64 PMUs (Apple's).
@@ -107,16 +108,18 @@ static __always_inline bool stp_pmu_read_hw(struct perf_event *e, u64 *raw,
 {
 	int idx = READ_ONCE(e->hw.idx);
 	unsigned long wide = e->hw.flags & (ARMPMU_EVT_64BIT | STP_ARMPMU_EVT_47BIT);
+	int n;
 
-	if (idx == 0) {
+	if (idx == STP_ARMV8_CYCLE_IDX) {
 		/* 32-bit events here are biased: the mask drops the bias */
 		*raw = read_sysreg(pmccntr_el0);
 		*mask = wide ? ~0ULL : 0xffffffffULL;
 		return true;
 	}
-	if (idx < 1 || idx > 31 || wide)
+	n = idx < 0 ? -1 : STP_ARMV8_EVCNTR(idx);
+	if (n < 0 || n > 30 || wide)
 		return false;
-	*raw = stp_arm_read_evcntr(idx - 1);
+	*raw = stp_arm_read_evcntr(n);
 	*mask = 0xffffffffULL;
 	return true;
 }

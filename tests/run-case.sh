@@ -1,6 +1,9 @@
 #!/bin/bash
-# run-case.sh CASE STAP_PMU SOURCE_DIR [--vm] - runs one test case: stap-pmu
-# with the case's arguments (and --vm for guest cases), output compared.
+# run-case.sh CASE STAP_PMU SOURCE_DIR [--vm KERNEL] - runs one test case:
+# stap-pmu with the case's arguments (and --vm for guest cases), output compared.
+# Guest cases name their kernel: KERNEL is a spec of tests/lib/kernel.sh
+# ("suite:6.1", "6.12", "6.12-rt", a release), resolved here for the case's
+# architecture and passed as -r RELEASE.
 #
 # A case file is bash that sets:
 #   args=(...)            stap-pmu arguments (paths relative to SOURCE_DIR)
@@ -14,7 +17,7 @@
 #   reject_stderr_re=()   regexps no stderr line may match
 # Guest tests never skip: a missing QEMU or kernel is a failure.
 set -u
-case_file=$1 stap_pmu=$2 src=$3 vm=${4:-}
+case_file=$1 stap_pmu=$2 src=$3 vm=${4:-} kernel_spec=${5:-}
 args=() expect_rc=0 expect_stdout= expect_stdout_re=() expect_stderr_re=() reject_stdout_re=() reject_stderr_re=()
 expect_stdout_seq=()
 unset expect_stdout
@@ -24,8 +27,19 @@ source "$case_file"
 out=$(mktemp) err=$(mktemp) tmp=$(mktemp -d)
 trap 'rm -rf "$out" "$err" "$tmp"' EXIT
 cd "$src" || exit 1
+kernel=()
+if [[ -n $vm ]]; then
+	if [[ -z $kernel_spec ]]; then
+		echo "FAIL: a guest case names its kernel (run-case.sh CASE STAP_PMU SRC --vm KERNEL)"
+		exit 1
+	fi
+	# shellcheck source=tests/lib/kernel.sh
+	source "$src/tests/lib/kernel.sh"
+	release=$(test_kernel "$kernel_spec" "$(args_arch "${args[@]}")") || { echo "FAIL: no kernel"; exit 1; }
+	kernel=(-r "$release")
+fi
 # TMPDIR: what stap-pmu leaves behind (a failed build's C and make log) goes too
-TMPDIR=$tmp "$stap_pmu" $vm "${args[@]}" >"$out" 2>"$err"
+TMPDIR=$tmp "$stap_pmu" $vm "${kernel[@]}" "${args[@]}" >"$out" 2>"$err"
 rc=$?
 fail=0
 say() { echo "FAIL: $*"; fail=1; }
@@ -63,9 +77,9 @@ for re in "${reject_stderr_re[@]}"; do
 	grep -Eq -- "$re" "$err" && say "stderr has a line matching: $re"
 done
 if ((fail)); then
-	echo "--- stap-pmu $vm ${args[*]} (exit $rc)"
+	echo "--- stap-pmu $vm ${kernel[*]} ${args[*]} (exit $rc)"
 	echo "--- stdout"; cat "$out"
 	echo "--- stderr"; cat "$err"
 	exit 1
 fi
-echo "ok: $(basename "$case_file")"
+echo "ok: $(basename "$case_file")${kernel[1]:+ on ${kernel[1]}}"

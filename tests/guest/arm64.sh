@@ -1,5 +1,5 @@
 #!/bin/bash
-# arm64.sh STAP_PMU SOURCE_DIR - arm64 end to end: modules cross-built on the
+# arm64.sh STAP_PMU SOURCE_DIR KERNEL - arm64 end to end: modules cross-built on the
 # host, run in qemu-system-aarch64 guests (cortex-a57, cortex-a72) with
 # -icount shift=0, where the emulated PMUv3 counts exact instructions.
 #  - the instructions retired between kprobe entry and kretprobe return of
@@ -9,8 +9,13 @@
 #  - with -D STP_PMU_DIRECT_READ=0 (pmu->read instead of reading PMEVCNTR)
 #    the window costs more instructions: the direct read is what is used.
 set -u
-stap_pmu=$1 src=$2
+stap_pmu=$1 src=$2 kernel_spec=${3:?a kernel spec (tests/lib/kernel.sh)}
 cd "$src" || exit 1
+# KERNEL: the guest kernel, a tests/lib/kernel.sh spec ("suite:6.1", "6.12")
+# shellcheck source=tests/lib/kernel.sh
+source tests/lib/kernel.sh
+release=$(test_kernel "$kernel_spec" arm64) || { echo "FAIL: no kernel"; exit 1; }
+echo "kernel: $release"
 script=tests/guest/scripts/arm64_hotplug_delta.stp
 cmd='taskset -c 0 pmu-workload getpid 500
 echo 0 > /sys/devices/system/cpu/cpu1/online
@@ -22,7 +27,7 @@ run() { # run LABEL ARGS... ; sets $out
 	local log rc label=$1
 	shift
 	log=$(mktemp)
-	"$stap_pmu" "$@" -a arm64 --vm --pmu-targets perf -c "$cmd" "$script" >"$log" 2>"$log.err"
+	"$stap_pmu" -r "$release" "$@" -a arm64 --vm --pmu-targets perf -c "$cmd" "$script" >"$log" 2>"$log.err"
 	rc=$?
 	out=$(cat "$log")
 	if ((rc != 0)); then

@@ -1,24 +1,48 @@
-#!/bin/sh
-# build-sample.sh SOURCE_DIR - builds tests/runtime/sample_module.c against
-# the newest installed amd64 kernel headers and, cross-compiled, against the
-# arm64 headers scripts/install-deps.sh unpacked; warnings as errors.
+#!/bin/bash
+# build-sample.sh SOURCE_DIR KERNEL... - builds tests/runtime/sample_module.c,
+# warnings as errors, against the headers of each KERNEL (a tests/lib/kernel.sh
+# spec: "6.1", "6.12", "6.12-rt") and, cross-compiled, against the arm64
+# headers of the same line that scripts/install-deps.sh unpacked (stock
+# flavours only: install-deps.sh unpacks no other arm64 flavour). Every
+# supported kernel compiles the runtime and its compat header
+# (runtime/stp_compat.h) warning-free; a missing kernel is a failure.
 set -eu
 src=$1
-tree=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1)
-[ -n "$tree" ] || { echo "no linux-headers-*-amd64 installed" >&2; exit 1; }
-root=${STAP_PMU_ARM64_ROOT:-/var/cache/stap-pmu/arm64}
-arm=$(ls -d "$root"/*/usr/src/linux-headers-*-arm64 2>/dev/null | sort -V | tail -n 1)
-[ -n "$arm" ] || { echo "no arm64 headers in $root (run scripts/install-deps.sh)" >&2; exit 1; }
+shift
+# shellcheck source=tests/lib/kernel.sh
+source "$src/tests/lib/kernel.sh"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-for a in amd64 arm64; do
-	mkdir -p "$dir/$a"
-	cp "$src/tests/runtime/sample_module.c" "$dir/$a/"
-	printf 'obj-m := sample_module.o\nccflags-y := -I%s/runtime -Werror\n' "$src" > "$dir/$a/Kbuild"
+# tree_of RELEASE ARCH: the kbuild tree of an installed release
+tree_of() {
+	local root
+	if [[ $2 == arm64 ]]; then
+		for root in ${STAP_PMU_ARM64_ROOT:+"$STAP_PMU_ARM64_ROOT"} /var/cache/stap-pmu/arm64 \
+			"${XDG_CACHE_HOME:-$HOME/.cache}/stap-pmu/arm64"; do
+			[[ -f $root/$1/.complete ]] && { echo "$root/$1/usr/src/linux-headers-$1"; return; }
+		done
+	elif [[ -d /usr/src/linux-headers-$1 ]]; then
+		echo "/usr/src/linux-headers-$1"
+	else
+		echo "/lib/modules/$1/build"
+	fi
+}
+for spec in "$@"; do
+	arches=amd64
+	[[ $spec =~ ^[0-9]+\.[0-9]+$ ]] && arches="amd64 arm64"
+	for a in $arches; do
+		rel=$(test_kernel "$spec" "$a")
+		tree=$(tree_of "$rel" "$a")
+		d=$dir/$rel
+		mkdir -p "$d"
+		cp "$src/tests/runtime/sample_module.c" "$d/"
+		printf 'obj-m := sample_module.o\nccflags-y := -I%s/runtime -Werror\n' "$src" >"$d/Kbuild"
+		if [[ $a == arm64 ]]; then
+			make -s -C "$tree" M="$d" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- modules
+		else
+			make -s -C "$tree" M="$d" modules
+		fi
+		test -s "$d/sample_module.ko"
+		echo "ok: sample_module.ko built against $tree"
+	done
 done
-make -s -C "$tree" M="$dir/amd64" modules
-test -s "$dir/amd64/sample_module.ko"
-echo "ok: sample_module.ko built against $tree"
-make -s -C "$arm" M="$dir/arm64" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- modules
-test -s "$dir/arm64/sample_module.ko"
-echo "ok: sample_module.ko cross-built against $arm"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# deploy.sh STAP_PMU SOURCE_DIR - boot-time probing and load refusals in x86
+# deploy.sh STAP_PMU SOURCE_DIR KERNEL - boot-time probing and load refusals in x86
 # guests (docs/deploy.md). Three boots:
 #  1. --vm-at-boot: the guest's /init insmods the module before anything else;
 #     the command (pmu-workload getpid 1000, then ps) runs with no stap-pmu
@@ -10,8 +10,13 @@
 #     message (the module is built and stored in an empty cache: one make).
 #  3. the same again: a cache hit (-v says so) and no make run, same message.
 set -u
-stap_pmu=$1 src=$2
+stap_pmu=$1 src=$2 kernel_spec=${3:?a kernel spec (tests/lib/kernel.sh)}
 cd "$src" || exit 1
+# KERNEL: the guest kernel, a tests/lib/kernel.sh spec ("suite:6.1", "6.12")
+# shellcheck source=tests/lib/kernel.sh
+source tests/lib/kernel.sh
+release=$(test_kernel "$kernel_spec" amd64) || { echo "FAIL: no kernel"; exit 1; }
+echo "kernel: $release"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export STAP_PMU_MODULE_CACHE=$work/cache STAP_PMU_KBUILD_LOG=$work/kbuild.log
@@ -20,7 +25,7 @@ say() { echo "FAIL: $*"; fail=1; }
 makes() { [[ -f $STAP_PMU_KBUILD_LOG ]] && wc -l <"$STAP_PMU_KBUILD_LOG" || echo 0; }
 
 # 1. at boot
-"$stap_pmu" --vm --vm-at-boot --vm-smp 1 -c 'pmu-workload getpid 1000; ps' \
+"$stap_pmu" -r "$release" --vm --vm-at-boot --vm-smp 1 -c 'pmu-workload getpid 1000; ps' \
 	tests/guest/scripts/deploy_at_boot.stp >"$work/out" 2>"$work/err"
 rc=$?
 ((rc == 0)) || say "--vm-at-boot: exit status $rc"
@@ -38,7 +43,7 @@ at_boot_fail=$fail
 msg_re='^stap-pmu: error: the kernel requires signed modules \(module\.sig_enforce=1\) and stap_pmu_[0-9a-f]{10} is not signed; sign it with --sign-module KEY CERT using a key the kernel trusts$'
 base=$(makes) # the at-boot run built its module
 for run in 1 2; do
-	"$stap_pmu" -v --vm --vm-append module.sig_enforce=1 -c 'pmu-workload getpid 1' \
+	"$stap_pmu" -r "$release" -v --vm --vm-append module.sig_enforce=1 -c 'pmu-workload getpid 1' \
 		-e 'probe begin { printf("loaded\n") }' >"$work/out" 2>"$work/err"
 	rc=$?
 	((rc == 1)) || say "sig_enforce run $run: exit status $rc, expected 1"

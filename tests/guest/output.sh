@@ -1,5 +1,5 @@
 #!/bin/bash
-# output.sh STAP_PMU SOURCE_DIR - the output transport in x86 guests
+# output.sh STAP_PMU SOURCE_DIR KERNEL - the output transport in x86 guests
 # (docs/runtime.md, "Output transport"). Two boots:
 #  1. --vm-at-boot, one CPU, -D STP_BUFSIZE=4096: 1000 one-line records and no
 #     reader until the workload ends. The command then reads the first 300
@@ -19,8 +19,13 @@
 #     order) and "return cpuC", with the right probe names and cpu fields; the
 #     begin record comes first with its escapes decoded, the end record last.
 set -u
-stap_pmu=$1 src=$2
+stap_pmu=$1 src=$2 kernel_spec=${3:?a kernel spec (tests/lib/kernel.sh)}
 cd "$src" || exit 1
+# KERNEL: the guest kernel, a tests/lib/kernel.sh spec ("suite:6.1", "6.12")
+# shellcheck source=tests/lib/kernel.sh
+source tests/lib/kernel.sh
+release=$(test_kernel "$kernel_spec" amd64) || { echo "FAIL: no kernel"; exit 1; }
+echo "kernel: $release"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail=0
@@ -32,7 +37,7 @@ show() { echo "--- stdout (first and last 20 lines)"; head -20 "$work/out"; echo
 cmd='pmu-workload getpid 1000; for d in /proc/stap_pmu_*; do
 dd if=$d/output bs=1 count=300 2>/dev/null; echo; echo =records=
 dd if=$d/records bs=7 2>/dev/null; echo; echo =end=; done'
-"$stap_pmu" --vm --vm-at-boot --vm-smp 1 -D STP_BUFSIZE=4096 -c "$cmd" \
+"$stap_pmu" -r "$release" --vm --vm-at-boot --vm-smp 1 -D STP_BUFSIZE=4096 -c "$cmd" \
 	tests/guest/scripts/output_drops.stp >"$work/out" 2>"$work/err"
 rc=$?
 ((rc == 0)) || say "drops: exit status $rc"
@@ -90,7 +95,7 @@ first_fail=$fail
 
 # 2. two CPUs, JSON
 cmd='for c in 0 1; do taskset -c $c sh -c "i=0; while [ \$i -lt 100 ]; do pmu-workload getpid 5; i=\$((i+1)); done" & done; wait'
-"$stap_pmu" --vm --vm-smp 2 --output-format json -D STP_BUFSIZE=1048576 -c "$cmd" \
+"$stap_pmu" -r "$release" --vm --vm-smp 2 --output-format json -D STP_BUFSIZE=1048576 -c "$cmd" \
 	tests/guest/scripts/output_smp.stp >"$work/out" 2>"$work/err"
 rc=$?
 ((rc == 0)) || say "smp json: exit status $rc"

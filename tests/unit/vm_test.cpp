@@ -212,7 +212,7 @@ TEST(KernelVmlinux, ExtractErrors)
 	write(d + "/plain", "a bzImage without a compressed kernel");
 	Status plain = kernel::extract_vmlinux(d + "/plain", d + "/out");
 	ASSERT_FALSE(plain.ok());
-	EXPECT_EQ(plain.error().what, d + "/plain contains no XZ stream");
+	EXPECT_EQ(plain.error().what, d + "/plain contains no XZ or zstd stream");
 	// an XZ magic followed by garbage: nothing decompresses, nothing is left behind
 	write(d + "/bad", "header" + std::string("\xfd" "7zXZ\0", 6) + "garbage");
 	Status bad = kernel::extract_vmlinux(d + "/bad", d + "/out");
@@ -240,7 +240,7 @@ TEST(VmInit, Script)
 	EXPECT_NE(s.find("export PATH=/stap-pmu/bin:/bin:/sbin\n"), std::string::npos);
 	EXPECT_NE(s.find("mount -t proc proc /proc\n"), std::string::npos);
 	EXPECT_NE(s.find("stap-pmu-loader -c 'pmu-workload getpid 10; echo '\\''done'\\''' "
-			 "'/stap-pmu/stap_pmu_3f2a.ko' >/dev/ttyS1 2>/dev/ttyS2 &\n"),
+			 "'/stap-pmu/stap_pmu_3f2a.ko' >&3 2>&4 &\n"),
 		  std::string::npos)
 		<< s;
 	size_t marker = s.find("echo \"STAP-PMU-EXIT: $rc\"\n");
@@ -381,6 +381,73 @@ TEST(VmConsole, SinceInit)
 	EXPECT_EQ(p[0], "WARNING: CPU: 1 PID: 98 at t.c:5 probe+0x6/0x10 [stap_pmu_x]");
 	EXPECT_EQ(vm::kernel_problems(con).size(), 2u);
 	EXPECT_FALSE(vm::guest_init_time("no init line"));
+}
+
+// 6.12-rt with 4 vCPUs (a real console, shortened): the 8250 driver warns while
+// /init opens the serial ports; that is before the window marker, so it is not
+// a problem; the module's warning after it is.
+TEST(VmConsole, PortStartupWarningBeforeTheWindow)
+{
+	std::string con =
+		"stap-pmu guest: init at 7.07 s\r\n"
+		"STAP-PMU-EXIT: 0\r\n"
+		"stap-pmu guest: kernel log follows\r\n"
+		"[    0.912345] Run /init as init process\n"
+		"[    7.083693] Unbalanced enable for IRQ 3\n"
+		"[    7.084001] WARNING: CPU: 1 PID: 188 at kernel/irq/manage.c:791 __enable_irq+0x3b/0x60\n"
+		"[    7.094676]  serial8250_do_startup+0x935/0xbd0\n"
+		"[    7.095012] stap-pmu guest: ports open\n"
+		"[    7.187750] stap_pmu_e44a614745: loading out-of-tree module taints kernel.\n"
+		"[    7.200000] WARNING: CPU: 0 PID: 190 at t.c:5 probe+0x6/0x10 [stap_pmu_e44a614745]\n";
+	auto w = vm::problem_window_start(con, false);
+	ASSERT_TRUE(w);
+	EXPECT_DOUBLE_EQ(*w, 7.095012);
+	auto p = vm::kernel_problems(con, *w);
+	ASSERT_EQ(p.size(), 1u);
+	EXPECT_EQ(p[0], "WARNING: CPU: 0 PID: 190 at t.c:5 probe+0x6/0x10 [stap_pmu_e44a614745]");
+	// /proc/uptime's 10 ms steps: the init time alone would count the 8250 warning
+	EXPECT_EQ(vm::kernel_problems(con, *vm::guest_init_time(con)).size(), 2u);
+	// --vm-at-boot loads the module first: its window opens with /init
+	auto b = vm::problem_window_start(con, true);
+	ASSERT_TRUE(b);
+	EXPECT_DOUBLE_EQ(*b, 0.912345);
+	EXPECT_EQ(vm::kernel_problems(con, *b).size(), 2u);
+	// no marker (an /init of an older stap-pmu): the init time
+	EXPECT_DOUBLE_EQ(*vm::problem_window_start("stap-pmu guest: init at 2.33 s\r\n", false), 2.33);
+	EXPECT_FALSE(vm::problem_window_start("[ 1.0] Run /init as init process\n", false));
+	EXPECT_EQ(vm::kernel_log_time("[ 3.5] x\n[ 4.5] stap-pmu guest: ports open\r\n",
+				      vm::kWindowMarker), 4.5);
+	// the marker's text in the /init script itself is not a time stamp
+	EXPECT_FALSE(vm::kernel_log_time("echo \"stap-pmu guest: ports open\" >/dev/kmsg\n",
+					 vm::kWindowMarker));
+}
+
+// Both /init scripts open the ports once, before the marker, and never again.
+TEST(VmInit, PortsOpenOnceBeforeTheMarker)
+{
+	for (bool at_boot : {false, true}) {
+		auto o = sample_options();
+		o.module_name = "stap_pmu_3f2a";
+		o.at_boot = at_boot;
+		std::string s = vm::init_script(o);
+		size_t open = s.find("exec 3<>/dev/ttyS1 4<>/dev/ttyS2 5<>/dev/ttyS3\n");
+		size_t marker = s.find("echo \"stap-pmu guest: ports open\" >/dev/kmsg\n");
+		ASSERT_NE(open, std::string::npos) << s;
+		ASSERT_NE(marker, std::string::npos) << s;
+		EXPECT_LT(open, marker);
+		EXPECT_LT(s.find("mount -t devtmpfs"), open);
+		size_t ttys = 0;
+		for (size_t p = s.find("/dev/tty"); p != std::string::npos; p = s.find("/dev/tty", p + 1))
+			ttys++;
+		EXPECT_EQ(ttys, 3u) << s; // the exec line's three
+		if (!at_boot) {
+			EXPECT_LT(marker, s.find("stap-pmu-loader"));
+		}
+	}
+	auto o = sample_options();
+	vm::set_arch_defaults(o, "arm64");
+	EXPECT_NE(vm::init_script(o).find("exec 3<>/dev/ttyS0 4<>/dev/ttyS1 5<>/dev/ttyS2\n"),
+		  std::string::npos);
 }
 
 // What run_in_vm writes to its error fd when it fails (exit status 1).

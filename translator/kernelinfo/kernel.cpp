@@ -2,6 +2,7 @@
 #include "translator/kernelinfo/kernel.h"
 #include "translator/support/process.h"
 #include "translator/support/file.h"
+#include "translator/support/sysutil.h"
 #include "translator/support/text.h"
 
 #include <elf.h>
@@ -12,6 +13,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -21,6 +23,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -175,7 +178,133 @@ std::string host_debian_arch()
 	return m;
 }
 
-Result<BuildTree> find_build_tree(const std::string &release_or_dir)
+std::optional<ReleaseName> parse_release(std::string_view r)
+{
+	auto digit = [](char c) { return c >= '0' && c <= '9'; };
+	size_t i = 0;
+	while (i < r.size() && (digit(r[i]) || r[i] == '.'))
+		i++;
+	std::string_view num = r.substr(0, i);
+	size_t dot = num.find('.');
+	if (num.empty() || !digit(num[0]) || dot == std::string_view::npos || dot + 1 >= num.size() ||
+	    !digit(num[dot + 1]))
+		return std::nullopt;
+	ReleaseName n;
+	n.line = std::string(num.substr(0, num.find('.', dot + 1)));
+	// Debian's ABI number: "6.1.0-57-amd64"
+	if (i + 1 < r.size() && r[i] == '-' && digit(r[i + 1])) {
+		size_t j = i + 1;
+		while (j < r.size() && digit(r[j]))
+			j++;
+		if (j == r.size() || r[j] == '-')
+			i = j;
+	}
+	// a local version: "6.12.117+deb12-amd64"
+	if (i < r.size() && r[i] == '+') {
+		size_t j = r.find('-', i);
+		i = j == std::string_view::npos ? r.size() : j;
+	}
+	if (i < r.size() && r[i] == '-')
+		n.flavour = std::string(r.substr(i + 1));
+	else if (i < r.size())
+		return std::nullopt;
+	return n;
+}
+
+std::optional<std::string> metapackage_line(const std::string &dpkg_status,
+					    const std::string &debian_arch)
+{
+	auto s = sys::read_file(dpkg_status, 256 << 20);
+	if (!s)
+		return std::nullopt;
+	const std::string pkg = "Package: linux-image-" + debian_arch + "\n";
+	for (size_t p = s->find(pkg); p != std::string::npos; p = s->find(pkg, p + 1)) {
+		if (p != 0 && (*s)[p - 1] != '\n')
+			continue;
+		size_t end = s->find("\n\n", p);
+		std::string stanza = s->substr(p, end == std::string::npos ? std::string::npos : end - p);
+		if (stanza.find("\nStatus: install ok installed\n") == std::string::npos)
+			continue;
+		size_t d = stanza.find("\nDepends: ");
+		if (d == std::string::npos)
+			continue;
+		std::string deps = stanza.substr(d + 10, stanza.find('\n', d + 1) - d - 10);
+		std::istringstream list(deps);
+		for (std::string dep; std::getline(list, dep, ',');) {
+			std::string name = text::trim(dep.substr(0, dep.find_first_of("(|")));
+			if (name.rfind("linux-image-", 0) != 0)
+				continue;
+			if (auto n = parse_release(name.substr(strlen("linux-image-"))))
+				return n->line;
+		}
+	}
+	return std::nullopt;
+}
+
+std::optional<std::string> pick_default_release(const std::vector<std::string> &releases,
+						const std::string &debian_arch,
+						const std::optional<std::string> &line)
+{
+	std::vector<std::string> stock;
+	for (const std::string &r : releases)
+		if (auto n = parse_release(r); n && n->flavour == debian_arch)
+			stock.push_back(r);
+	if (stock.empty())
+		return std::nullopt;
+	sort_versions(stock);
+	std::string want = parse_release(stock.front())->line; // the oldest line
+	if (line)
+		for (const std::string &r : stock)
+			if (parse_release(r)->line == *line)
+				want = *line;
+	for (auto it = stock.rbegin(); it != stock.rend(); ++it)
+		if (parse_release(*it)->line == want)
+			return *it;
+	return std::nullopt;
+}
+
+std::optional<std::string> default_line(const std::string &debian_arch, const std::string &root)
+{
+	return metapackage_line(root + "/var/lib/dpkg/status", debian_arch);
+}
+
+namespace {
+
+std::string list_of(const std::vector<std::string> &v)
+{
+	std::string s;
+	for (const std::string &x : v)
+		s += (s.empty() ? "" : ", ") + x;
+	return s;
+}
+
+// The default build tree of a host that cannot use its running kernel's.
+Result<BuildTree> default_build_tree(const std::string &root)
+{
+	std::string arch = host_debian_arch();
+	std::string suffix = "-" + arch;
+	std::vector<std::string> found;
+	std::error_code ec;
+	for (const auto &e : fs::directory_iterator(root + "/usr/src", ec)) {
+		std::string n = e.path().filename().string();
+		if (n.rfind("linux-headers-", 0) != 0 || n.size() <= suffix.size() ||
+		    n.compare(n.size() - suffix.size(), suffix.size(), suffix) != 0)
+			continue;
+		if (looks_like_tree(e.path().string()))
+			found.push_back(n.substr(strlen("linux-headers-")));
+	}
+	if (found.empty())
+		return fail("no kernel build tree found; install linux-headers-" + arch + " or use -r");
+	auto pick = pick_default_release(found, arch, default_line(arch, root));
+	if (!pick)
+		return fail("no kernel build tree of the stock " + arch + " flavour (found: " +
+			    list_of(found) + "); install linux-headers-" + arch + " or name one with -r");
+	return make_tree(root + "/usr/src/linux-headers-" + *pick);
+}
+
+} // namespace
+
+Result<BuildTree> find_build_tree(const std::string &release_or_dir, const std::string &root)
 {
 	const std::string &arg = release_or_dir;
 	if (!arg.empty() && arg.find('/') != std::string::npos) {
@@ -187,31 +316,18 @@ Result<BuildTree> find_build_tree(const std::string &release_or_dir)
 		return make_tree(arg);
 	}
 	if (!arg.empty()) {
-		for (const std::string &d : {"/lib/modules/" + arg + "/build", "/usr/src/linux-headers-" + arg})
+		std::string mod = root + "/lib/modules/" + arg + "/build",
+			    src = root + "/usr/src/linux-headers-" + arg;
+		for (const std::string &d : {mod, src})
 			if (looks_like_tree(d))
 				return make_tree(d);
-		return fail("no kernel build tree for " + arg + " (looked in /lib/modules/" + arg +
-			    "/build and /usr/src/linux-headers-" + arg + "); install linux-headers-" + arg);
+		return fail("no kernel build tree for " + arg + " (looked in " + mod + " and " + src +
+			    "); install linux-headers-" + arg);
 	}
 	std::string running = uname_field(false);
-	if (!running.empty() && looks_like_tree("/lib/modules/" + running + "/build"))
-		return make_tree("/lib/modules/" + running + "/build");
-	std::string suffix = "-" + host_debian_arch();
-	std::vector<std::string> found;
-	std::error_code ec;
-	for (const auto &e : fs::directory_iterator("/usr/src", ec)) {
-		std::string n = e.path().filename().string();
-		if (n.rfind("linux-headers-", 0) != 0 || n.size() <= suffix.size() ||
-		    n.compare(n.size() - suffix.size(), suffix.size(), suffix) != 0)
-			continue;
-		if (looks_like_tree(e.path().string()))
-			found.push_back(n.substr(strlen("linux-headers-")));
-	}
-	if (found.empty())
-		return fail("no kernel build tree found; install linux-headers-" + host_debian_arch() +
-			    " or use -r");
-	sort_versions(found);
-	return make_tree("/usr/src/linux-headers-" + found.back());
+	if (!running.empty() && looks_like_tree(root + "/lib/modules/" + running + "/build"))
+		return make_tree(root + "/lib/modules/" + running + "/build");
+	return default_build_tree(root);
 }
 
 std::string cache_dir()
@@ -247,7 +363,8 @@ std::vector<std::string> foreign_kernel_roots(const std::string &debian_arch)
 	return v;
 }
 
-Result<GuestKernel> find_foreign_kernel(const std::string &debian_arch, const std::string &release)
+Result<GuestKernel> find_foreign_kernel(const std::string &debian_arch, const std::string &release,
+					const std::string &sysroot)
 {
 	auto roots = foreign_kernel_roots(debian_arch);
 	for (const std::string &root : roots) {
@@ -262,10 +379,16 @@ Result<GuestKernel> find_foreign_kernel(const std::string &debian_arch, const st
 		}
 		if (rels.empty())
 			continue;
-		sort_versions(rels);
+		// the default: the stock flavour of the host's default line (kernel.h)
+		auto pick = release.empty() ? pick_default_release(rels, debian_arch,
+								   default_line(host_debian_arch(), sysroot))
+					    : std::optional<std::string>(rels.front());
+		if (!pick)
+			return fail("no " + debian_arch + " kernel of the stock flavour in " + root +
+				    " (found: " + list_of(rels) + "); name one with -r");
 		GuestKernel k;
-		std::string base = root + "/" + rels.back();
-		k.release = rels.back();
+		std::string base = root + "/" + *pick;
+		k.release = *pick;
 		k.vmlinuz = base + "/boot/vmlinuz-" + k.release;
 		Result<BuildTree> t = find_build_tree(base + "/usr/src/linux-headers-" + k.release);
 		if (!t)
@@ -323,36 +446,87 @@ bool is_complete_elf(const std::string &path)
 }
 
 
+std::vector<size_t> find_zstd_offsets(std::string_view data)
+{
+	std::string_view m("\x28\xb5\x2f\xfd", 4); // a zstd frame's magic, little-endian 0xFD2FB528
+	std::vector<size_t> out;
+	for (size_t p = data.find(m); p != std::string_view::npos; p = data.find(m, p + 1))
+		out.push_back(p);
+	return out;
+}
+
+namespace {
+
+// Decompresses the XZ stream at data[off] into the open file `out` with xz -dc.
+// An error only when xz cannot run; whether it gave a kernel is the caller's ELF check.
+Status unxz_at(const std::string &vmlinuz, size_t off, int out)
+{
+	sys::Fd in(open(vmlinuz.c_str(), O_RDONLY | O_CLOEXEC));
+	if (!in || lseek(in.get(), (off_t)off, SEEK_SET) < 0)
+		return fail("cannot read " + vmlinuz + ": " + strerror(errno));
+	sys::Spawn xz;
+	xz.argv = {"xz", "-dc"};
+	xz.in = in.get();
+	xz.out = out;
+	// xz complains about the bzImage bytes after the stream: its status is not
+	// meaningful, the ELF check is.
+	auto st = sys::run(xz, 120);
+	if (!st && st.error().what.find("cannot run") == 0)
+		return fail(st.error().what + " (install xz-utils)");
+	return {};
+}
+
+// Decompresses the one zstd frame at data[off] into the open file `out` with
+// libzstd; what follows the frame (the bzImage's size trailer) is ignored.
+// False when the frame is corrupt or cannot be written.
+bool unzstd_at(std::string_view data, size_t off, int out)
+{
+	std::unique_ptr<ZSTD_DStream, size_t (*)(ZSTD_DStream *)> ds(ZSTD_createDStream(),
+								      ZSTD_freeDStream);
+	if (!ds || ZSTD_isError(ZSTD_initDStream(ds.get())))
+		return false;
+	std::vector<char> buf(ZSTD_DStreamOutSize());
+	ZSTD_inBuffer in{data.data() + off, data.size() - off, 0};
+	for (;;) {
+		ZSTD_outBuffer ob{buf.data(), buf.size(), 0};
+		size_t r = ZSTD_decompressStream(ds.get(), &ob, &in);
+		if (ZSTD_isError(r) || !sys::write_all(out, buf.data(), ob.pos))
+			return false;
+		if (r == 0)
+			return true; // the frame is complete
+		if (in.pos == in.size && ob.pos < ob.size)
+			return false; // truncated
+	}
+}
+
+} // namespace
+
 Status extract_vmlinux(const std::string &vmlinuz, const std::string &out)
 {
 	auto data = sys::read_file(vmlinuz, 256 << 20);
 	if (!data)
 		return fail("cannot read " + vmlinuz + ": " + strerror(errno));
-	auto offsets = find_xz_offsets(*data);
-	if (offsets.empty())
-		return fail(vmlinuz + " contains no XZ stream");
+	auto xz = find_xz_offsets(*data);
+	auto zstd = find_zstd_offsets(*data);
+	if (xz.empty() && zstd.empty())
+		return fail(vmlinuz + " contains no XZ or zstd stream");
 	std::string tmp = out + ".tmp." + std::to_string(getpid());
-	for (size_t off : offsets) {
-		sys::Fd in(open(vmlinuz.c_str(), O_RDONLY | O_CLOEXEC));
-		if (!in || lseek(in.get(), (off_t)off, SEEK_SET) < 0)
-			return fail("cannot read " + vmlinuz + ": " + strerror(errno));
+	// every candidate stream, XZ ones first, until one gives a complete ELF
+	for (size_t i = 0; i < xz.size() + zstd.size(); i++) {
 		sys::Fd o(open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
 		if (!o)
 			return fail("cannot create " + tmp + ": " + strerror(errno));
-		sys::Spawn xz;
-		xz.argv = {"xz", "-dc"};
-		xz.in = in.get();
-		xz.out = o.get();
-		// xz complains about the bzImage bytes after the stream: its status is not
-		// meaningful, the ELF check below is.
-		auto st = sys::run(xz, 120);
-		in.reset();
-		o.reset();
-		if (!st && st.error().what.find("cannot run") == 0) {
-			unlink(tmp.c_str());
-			return fail(st.error().what + " (install xz-utils)");
+		bool written = true;
+		if (i < xz.size()) {
+			if (Status st = unxz_at(vmlinuz, xz[i], o.get()); !st) {
+				unlink(tmp.c_str());
+				return st;
+			}
+		} else {
+			written = unzstd_at(*data, zstd[i - xz.size()], o.get());
 		}
-		if (st && is_complete_elf(tmp)) {
+		o.reset();
+		if (written && is_complete_elf(tmp)) {
 			if (rename(tmp.c_str(), out.c_str()) != 0) {
 				Error e = fail("cannot rename " + tmp + ": " + strerror(errno));
 				unlink(tmp.c_str());
@@ -362,24 +536,25 @@ Status extract_vmlinux(const std::string &vmlinuz, const std::string &out)
 		}
 	}
 	unlink(tmp.c_str());
-	return fail("no XZ stream in " + vmlinuz + " decompresses to a complete ELF kernel");
+	return fail("no XZ or zstd stream in " + vmlinuz + " decompresses to a complete ELF kernel");
 }
 
 namespace {
 
 // /boot/vmlinuz-RELEASE, or every /boot/vmlinuz-* in version order.
-Result<std::vector<std::string>> guest_releases(const std::string &release)
+Result<std::vector<std::string>> guest_releases(const std::string &release,
+						const std::string &root)
 {
 	std::vector<std::string> releases;
 	if (!release.empty()) {
-		if (!is_file("/boot/vmlinuz-" + release))
-			return fail("no guest kernel /boot/vmlinuz-" + release + "; install linux-image-" +
-				    release);
+		if (!is_file(root + "/boot/vmlinuz-" + release))
+			return fail("no guest kernel " + root + "/boot/vmlinuz-" + release +
+				    "; install linux-image-" + release);
 		releases.push_back(release);
 		return releases;
 	}
 	std::error_code ec;
-	for (const auto &e : fs::directory_iterator("/boot", ec)) {
+	for (const auto &e : fs::directory_iterator(root + "/boot", ec)) {
 		std::string n = e.path().filename().string();
 		if (n.rfind("vmlinuz-", 0) == 0 && n.size() > 8 && is_file(e.path().string()))
 			releases.push_back(n.substr(8));
@@ -419,33 +594,37 @@ void add_vmlinux(GuestKernel &k, bool verbose)
 
 } // namespace
 
-Result<GuestKernel> find_guest_kernel(const std::string &release, bool extract, bool verbose)
+Result<GuestKernel> find_guest_kernel(const std::string &release, bool extract, bool verbose,
+				      const std::string &root)
 {
-	Result<std::vector<std::string>> releases = guest_releases(release);
+	Result<std::vector<std::string>> releases = guest_releases(release, root);
 	if (!releases)
 		return releases.error();
-	GuestKernel k;
-	std::string tried;
-	for (auto it = releases->rbegin(); it != releases->rend(); ++it) {
-		Result<BuildTree> t = find_build_tree(*it);
-		if (!t) {
-			tried += (tried.empty() ? "" : ", ") + *it;
-			continue;
-		}
-		k.release = *it;
-		k.build_dir = t->dir;
-		k.arch = t->arch;
-		k.vmlinuz = "/boot/vmlinuz-" + *it;
-		break;
-	}
-	if (k.release.empty()) {
-		std::string arch = host_debian_arch();
+	std::vector<std::string> with_tree, without;
+	for (const std::string &r : *releases)
+		(find_build_tree(r, root) ? with_tree : without).push_back(r);
+	std::string arch = host_debian_arch();
+	if (with_tree.empty()) {
 		if (releases->empty())
-			return fail("no guest kernel found (no /boot/vmlinuz-*); install linux-image-" +
-				    arch + " and linux-headers-" + arch);
-		return fail("no guest kernel with matching headers (kernels without headers: " + tried +
-			    "); install linux-headers-" + arch);
+			return fail("no guest kernel found (no " + root + "/boot/vmlinuz-*); install "
+				    "linux-image-" + arch + " and linux-headers-" + arch);
+		return fail("no guest kernel with matching headers (kernels without headers: " +
+			    list_of(without) + "); install linux-headers-" + arch);
 	}
+	GuestKernel k;
+	if (!release.empty()) {
+		k.release = release;
+	} else if (auto pick = pick_default_release(with_tree, arch, default_line(arch, root))) {
+		k.release = *pick;
+	} else {
+		return fail("no guest kernel of the stock " + arch + " flavour (found: " +
+			    list_of(with_tree) + "); install linux-image-" + arch + " and linux-headers-" +
+			    arch + ", or name one with -r");
+	}
+	Result<BuildTree> t = find_build_tree(k.release, root);
+	k.build_dir = t->dir;
+	k.arch = t->arch;
+	k.vmlinuz = root + "/boot/vmlinuz-" + k.release;
 	if (access(k.vmlinuz.c_str(), R_OK) != 0)
 		return fail("cannot read " + k.vmlinuz + ": " + strerror(errno) +
 			    " (run as root or make it readable)");

@@ -21,10 +21,49 @@ struct BuildTree {
 };
 
 // release_or_dir: "" -> the running kernel's /lib/modules/$(uname -r)/build if it
-// exists, else the newest /usr/src/linux-headers-*-<debian arch>;
+// exists (a host that can load modules builds for itself, as stap does), else the
+// default release (below) among /usr/src/linux-headers-*-<debian arch>;
 // a path (contains '/') -> that directory; otherwise a release ("-r RELEASE") ->
 // /lib/modules/RELEASE/build or /usr/src/linux-headers-RELEASE.
-Result<BuildTree> find_build_tree(const std::string &release_or_dir = "");
+// root ("" in real use) prefixes every absolute path looked at, for tests.
+Result<BuildTree> find_build_tree(const std::string &release_or_dir = "",
+				  const std::string &root = "");
+
+// ---- the default target kernel ----
+// Without -r, the kernel is chosen by one rule, so that a host with several
+// kernel lines and flavours (Debian 12: 6.1 and 6.12, stock, -rt, -cloud)
+// always builds for and boots the same one:
+//  1. a host that can load modules (it has /lib/modules/$(uname -r)/build)
+//     builds for its running kernel (find_build_tree only; --vm never does);
+//  2. otherwise the STOCK flavour (release ending in -<debian arch>: -amd64,
+//     -arm64; never -rt-amd64, -cloud-amd64) of the DEFAULT LINE: the line of
+//     the kernel the linux-image-<debian arch> metapackage depends on, read
+//     from the dpkg database (on Debian 12: 6.1); with no such metapackage
+//     installed, the oldest line that has a stock kernel;
+//  3. within that line, the newest release that has an image and headers.
+// Foreign kernels (find_foreign_kernel, arm64) follow 2 and 3 with the host's
+// default line. A host with only non-stock flavours gets an error naming them:
+// -r picks one.
+
+// "6.1.0-57-amd64" -> {"6.1", "amd64"}; "6.12.117+deb12-rt-amd64" -> {"6.12",
+// "rt-amd64"}; "6.1.192" -> {"6.1", ""}. nullopt when r is no kernel release.
+struct ReleaseName {
+	std::string line;    // major.minor
+	std::string flavour; // what follows the version, Debian's ABI number and "+debN"
+};
+std::optional<ReleaseName> parse_release(std::string_view r);
+
+// The line of the kernel linux-image-<debian_arch> depends on in the dpkg
+// status file (e.g. "6.1"); nullopt when it is not installed.
+std::optional<std::string> metapackage_line(const std::string &dpkg_status,
+					    const std::string &debian_arch);
+// metapackage_line of root/var/lib/dpkg/status.
+std::optional<std::string> default_line(const std::string &debian_arch, const std::string &root = "");
+
+// Rules 2 and 3 over the candidate releases; nullopt when none is stock.
+std::optional<std::string> pick_default_release(const std::vector<std::string> &releases,
+						const std::string &debian_arch,
+						const std::optional<std::string> &line);
 
 // The release a tree builds for: UTS_RELEASE from include/generated/utsrelease.h,
 // else include/config/kernel.release. nullopt when neither is readable.
@@ -53,12 +92,13 @@ struct GuestKernel {
 	const std::string &boot_image() const { return vmlinux.empty() ? vmlinuz : vmlinux; }
 };
 
-// Newest /boot/vmlinuz-* that has matching headers (or exactly `release`), with an
-// uncompressed vmlinux from the cache (extracted on first use when `extract`).
-// An error when no such kernel exists or it is unreadable. When the extraction
-// fails, a warning is printed and the compressed image boots instead.
+// The default /boot/vmlinuz-* (rules 2 and 3 above over the kernels that have
+// matching headers), or exactly `release`, with an uncompressed vmlinux from the
+// cache (extracted on first use when `extract`). An error when no such kernel
+// exists or it is unreadable. When the extraction fails, a warning is printed and
+// the compressed image boots instead. root as for find_build_tree.
 Result<GuestKernel> find_guest_kernel(const std::string &release = "", bool extract = true,
-				      bool verbose = false);
+				      bool verbose = false, const std::string &root = "");
 
 // Kernels of another architecture (arm64), downloaded and unpacked by
 // scripts/install-deps.sh as <root>/<release>/ holding boot/vmlinuz-<release>,
@@ -67,10 +107,12 @@ Result<GuestKernel> find_guest_kernel(const std::string &release = "", bool extr
 // cache_dir()/arm64.
 std::vector<std::string> foreign_kernel_roots(const std::string &debian_arch);
 
-// The newest (or exactly `release`) unpacked kernel for debian_arch ("arm64").
-// The error names the roots searched and the set-up script.
+// The default (rules 2 and 3 above, with the host's default line read below
+// sysroot) or exactly `release` unpacked kernel for debian_arch ("arm64"), from
+// the first root that has any. The error names the roots searched and the set-up script.
 Result<GuestKernel> find_foreign_kernel(const std::string &debian_arch,
-					const std::string &release = "");
+					const std::string &release = "",
+					const std::string &sysroot = "");
 
 // "arm64" for arm64/aarch64, "amd64" for amd64/x86_64/x86; "" otherwise.
 std::string normalize_arch(const std::string &arch);
@@ -81,12 +123,17 @@ std::string cache_dir();
 // Offsets of the XZ stream magic "\xfd" "7zXZ\0" in data.
 std::vector<size_t> find_xz_offsets(std::string_view data);
 
+// Offsets of the zstd frame magic 28 b5 2f fd in data.
+std::vector<size_t> find_zstd_offsets(std::string_view data);
+
 // True when path is an ELF file whose section and program header tables and
 // segments lie inside the file (i.e. the decompression was not truncated).
 bool is_complete_elf(const std::string &path);
 
-// Extracts the uncompressed kernel from an XZ bzImage into out (atomically, via
-// a temporary file). An error when no XZ stream yields an ELF.
+// Extracts the uncompressed kernel from a bzImage into out (atomically, via a
+// temporary file): an XZ stream (xz -dc; Debian's 6.1) or a zstd frame
+// (libzstd; CONFIG_KERNEL_ZSTD, Debian's 6.12). An error when no stream yields
+// a complete ELF.
 Status extract_vmlinux(const std::string &vmlinuz, const std::string &out);
 
 } // namespace stap_pmu::kernel

@@ -8,6 +8,9 @@
 //   ttyS2  loader stderr (load errors, -v)    -> streamed to VmOptions::error_fd
 //   ttyS3  host -> guest control: a line "stop" sends SIGINT to the loader
 //          (host Ctrl-C/SIGTERM and the timeout use it before killing QEMU)
+// /init opens ttyS1-3 once, one after the other (fds 3-5), then logs
+// kWindowMarker: kernel problems from then on fail the run, those of the boot
+// and of the ports' start-up (a kernel flavour's 8250 driver) do not.
 // arm64 (qemu-system-aarch64 -M virt, arch "arm64"): the console is the PL011
 // ttyAMA0 and the three other ports are PCI 16550s (pci-serial), ttyS0..ttyS2
 // in the guest; -icount shift=0 makes the emulated PMUv3 count exact
@@ -81,12 +84,17 @@ struct InitramfsEntry {
 
 constexpr const char *kGuestDir = "stap-pmu";            // /stap-pmu in the guest
 constexpr const char *kExitMarker = "STAP-PMU-EXIT: ";   // + loader exit code, on ttyS0
+// Written to the kernel log by /init once the serial ports are open, before any
+// module loads: kernel problems logged before it are not the module's.
+constexpr const char *kWindowMarker = "stap-pmu guest: ports open";
+constexpr const char *kRunInitMessage = "Run /init as init process"; // the kernel's
 
 std::string guest_module_path(const VmOptions &opts);    // "/stap-pmu/<file>.ko"
 std::string init_script(const VmOptions &opts);          // the generated /init
 std::string at_boot_init_script(const VmOptions &opts);  // /init of --vm-at-boot (vm_boot.cpp)
-// The /init lines both scripts share: busybox, mounts, raw serial ports and
-// the start time before the work; exit marker, kernel log and power-off after it.
+// The /init lines both scripts share: busybox, mounts, the serial ports opened
+// once on fds 3 (out), 4 (err), 5 (control), the window marker and the start
+// time before the work; exit marker, kernel log and power-off after it.
 std::string init_setup_lines(const VmOptions &opts);
 std::string init_exit_lines();
 std::string base_name(const std::string &path);          // "/a/b.ko" -> "b.ko"
@@ -110,7 +118,17 @@ std::optional<int> parse_exit_marker(std::string_view console);
 // since_s (guest uptime) are ignored. Mitigation notices such as
 // "RETBleed: WARNING: ..." are not problems.
 std::vector<std::string> kernel_problems(std::string_view console, double since_s = 0);
-// Guest uptime when /init started ("stap-pmu guest: init at X s" on the console).
+// Guest uptime when /init started ("stap-pmu guest: init at X s" on the console;
+// /proc/uptime's 10 ms resolution).
 std::optional<double> guest_init_time(std::string_view console);
+// The time stamp of the first kernel-log line "[ T] MESSAGE..." (the final
+// dmesg copy has every line, whatever its level).
+std::optional<double> kernel_log_time(std::string_view console, std::string_view message);
+// The guest uptime from which every kernel problem fails the run (before it:
+// the boot, and the serial ports' start-up, whatever a kernel flavour's 8250
+// driver logs then): kWindowMarker, written once the ports are open and before
+// any module loads (else the init time); with --vm-at-boot, whose /init loads
+// the module before anything else, the start of /init (kRunInitMessage).
+std::optional<double> problem_window_start(std::string_view console, bool at_boot);
 
 } // namespace stap_pmu::vm

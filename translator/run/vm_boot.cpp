@@ -12,9 +12,6 @@ using text::shell_quote;
 
 std::string at_boot_init_script(const VmOptions &o)
 {
-	GuestPorts gp = guest_ports(o);
-	std::string out = std::string("/dev/") + gp.out, err = std::string("/dev/") + gp.err,
-		    ctl = std::string("/dev/") + gp.ctl;
 	std::string g = std::string("/") + kGuestDir;
 	std::string name = o.module_name;
 	std::string s;
@@ -28,23 +25,23 @@ std::string at_boot_init_script(const VmOptions &o)
 	s += init_setup_lines(o);
 	s += "if [ $ins != 0 ]; then\n";
 	s += "\techo \"stap-pmu: error: /init could not load " + name + " (insmod exit status $ins); "
-	     "kernel log:\" >" + err + "\n";
-	s += "\tdmesg | grep " + shell_quote(name) + " >" + err + "\n";
+	     "kernel log:\" >&4\n";
+	s += "\tdmesg | grep " + shell_quote(name) + " >&4\n";
 	s += "\trc=1\n";
 	s += "else\n";
 	std::string cmd = o.command.empty()
 				  ? "while [ \"$(cut -d' ' -f1 /proc/" + name +
 					    "/status)\" = running ]; do sleep 0.1; done"
 				  : o.command;
-	s += "\t( sh -c " + shell_quote(cmd) + " ) >" + out + " 2>" + err + " &\n";
+	s += "\t( sh -c " + shell_quote(cmd) + " ) >&3 2>&4 &\n";
 	s += "\tc=$!\n";
-	s += "\t( while read -r l; do [ \"$l\" = stop ] && kill -INT $c; done ) <" + ctl + " &\n";
+	s += "\t( while read -r l; do [ \"$l\" = stop ] && kill -INT $c; done ) <&5 &\n";
 	s += "\twatcher=$!\n";
 	s += "\twait $c\n";
 	s += "\tkill $watcher 2>/dev/null\n";
 	s += std::string("\tstap-pmu-loader") + (o.verbose ? " -v" : "") +
 	     (o.json_output ? " -f json" : "") + " -S " + shell_quote(name) +
-	     " >" + out + " 2>" + err + "\n";
+	     " >&3 2>&4\n";
 	s += "\trc=$?\n";
 	s += "fi\n";
 	return s + init_exit_lines();

@@ -397,16 +397,18 @@ int VmSession::collect_status()
 	return rc;
 }
 
-// Prints the kernel's problem lines from /init on (with -v also those of the
-// boot, and the timings); returns how many there are.
+// Prints the kernel's problem lines from the window's start on (with -v also
+// those of the boot, and the timings); returns how many there are.
 size_t VmSession::report_kernel_problems(const std::string &con)
 {
-	// Problems while booting are the kernel's (or the -cpu model's), not the
-	// script's: they are shown with -v; from /init on they fail the run.
+	// Problems while booting and while /init opens the serial ports are the
+	// kernel's (or the -cpu model's), not the script's: they are shown with -v;
+	// from the window's start on (before any module loads) they fail the run.
 	auto init_at = guest_init_time(con);
-	auto problems = kernel_problems(con, init_at.value_or(0));
+	auto window = problem_window_start(con, o_.at_boot);
+	auto problems = kernel_problems(con, window.value_or(0));
 	if (o_.verbose) {
-		if (init_at)
+		if (window)
 			for (const auto &l : kernel_problems(con))
 				if (std::find(problems.begin(), problems.end(), l) == problems.end())
 					rep_.info("guest kernel (boot): " + l);

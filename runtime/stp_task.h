@@ -4,7 +4,7 @@
  * accessors of a task_struct address (members read with
  * copy_from_kernel_nofault at offsets from the kernel's own headers, so a
  * bad address is a script error, never an oops), the credential ids,
- * probemod(), cmdline_str(), get_cycles(), ktime_get_ns(). Nothing here
+ * probemod(), cmdline_str(), get_cycles(), ktime_get_ns(), ctime(). Nothing here
  * sleeps or takes a lock.
  */
 #ifndef STP_TASK_H
@@ -102,6 +102,36 @@ static inline s64 stp_get_cycles(void)
 static inline s64 stp_ktime_get_ns(void)
 {
 	return ktime_get_mono_fast_ns();
+}
+
+/*
+ * ctime(secs): "Wed Jun 30 21:49:08 1993" (UTC), as SystemTap's; outside
+ * year 0..9999 its texts for a time before the epoch or far ahead
+ */
+static __maybe_unused const char *stp_ctime(char *dst, s64 secs)
+{
+	static const char *const days[] = { "Sun", "Mon", "Tue", "Wed", "Thu",
+					    "Fri", "Sat" };
+	static const char *const months[] = { "Jan", "Feb", "Mar", "Apr", "May",
+					      "Jun", "Jul", "Aug", "Sep", "Oct",
+					      "Nov", "Dec" };
+	struct tm tm;
+
+	if (secs < 0)
+		return "a long, long time ago...";
+	if (secs > 253402300799LL)	/* 9999-12-31 23:59:59 */
+		return "far far in the future...";
+	time64_to_tm(secs, 0, &tm);
+	scnprintf(dst, STP_MAXSTRINGLEN, "%s %s %2d %02d:%02d:%02d %ld",
+		  days[tm.tm_wday], months[tm.tm_mon], tm.tm_mday, tm.tm_hour,
+		  tm.tm_min, tm.tm_sec, tm.tm_year + 1900);
+	return dst;
+}
+
+/* is_return(): 1 in a .return probe */
+static inline s64 stp_is_return(struct stp_context *c)
+{
+	return c->probe && c->probe->kind == STP_PROBE_KRETPROBE;
 }
 
 /*

@@ -34,6 +34,7 @@ TEST(TapsetFunctions, ArityListsEveryForm)
 	EXPECT_EQ(builtin_arities("user_string_n"), "2 or 3");
 	EXPECT_EQ(builtin_arities("text_strn"), "3");
 	EXPECT_EQ(builtin_arities("task_current"), "0");
+	EXPECT_EQ(builtin_arities("ctime"), "0 or 1");
 }
 
 TEST(TapsetFunctions, EveryUserReaderHasAnErrorForm)

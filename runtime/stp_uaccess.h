@@ -97,6 +97,21 @@ static __maybe_unused const char *stp_user_string_n(struct stp_context *c,
 	return dst;
 }
 
+/* user_string_warn(addr), user_string_n_warn(addr, n): a fault is a warning
+ * and "<unknown>" */
+static __maybe_unused const char *stp_user_string_warn(struct stp_context *c,
+						       char *dst, s64 addr, s64 n)
+{
+	unsigned long bad = 0;
+	char msg[64];
+
+	if (stp_copy_string(dst, addr, stp_string_len(n), true, &bad))
+		return dst;
+	scnprintf(msg, sizeof(msg), "user string copy fault at 0x%lx", bad);
+	stp_warn(c, msg);
+	return "<unknown>";
+}
+
 /*
  * user_string_quoted(addr), kernel_string_quoted(addr): at most len bytes
  * of the string in double quotes with text_str's escapes; "NULL" for

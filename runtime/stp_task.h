@@ -77,6 +77,31 @@ static __maybe_unused const char *stp_task_execname(struct stp_context *c,
 	return dst;
 }
 
+/*
+ * task_uid(t), task_gid(t), task_euid(t), task_egid(t): a member of the
+ * task's objective credentials (real_cred, then the id; both read without
+ * faulting), as seen from the initial user namespace
+ */
+static __maybe_unused s64 stp_task_cred(struct stp_context *c, s64 t, size_t off)
+{
+	s64 cred = stp_task_member(c, t, real_cred, 0);
+
+	if (c->error)
+		return 0;
+	return stp_kernel_read(c, cred + off, sizeof(uid_t), 0);
+}
+
+/* pgrp(), sid(): process group and session of the current task */
+static inline s64 stp_pgrp(void)
+{
+	return task_pgrp_nr(current);
+}
+
+static inline s64 stp_sid(void)
+{
+	return task_session_nr_ns(current, &init_pid_ns);
+}
+
 static inline s64 stp_gid(void)
 {
 	return from_kgid_munged(current_user_ns(), current_gid());

@@ -125,6 +125,28 @@ static __maybe_unused void stp_report_error(struct stp_context *c)
 	stp_request_exit();
 }
 
+/*
+ * warn(msg): "WARNING: msg" after the hit's output so far, as a record of
+ * the error kind (the output stream has no separate stderr: the loader
+ * prints it where it prints "ERROR: ..." lines). The script goes on.
+ */
+static __maybe_unused void stp_warn(struct stp_context *c, const char *msg)
+{
+	int n;
+
+	if (unlikely(c->error))
+		return;
+	stp_output_flush(c);
+	n = scnprintf(c->printbuf, sizeof(c->printbuf), "WARNING: %s\n", msg);
+	stp_output_record(c->probe, STP_REC_ERROR, c->printbuf, n);
+}
+
+/* log(msg): msg and a newline, like println(msg) */
+static inline void stp_log(struct stp_context *c, const char *msg)
+{
+	stp_printf(c, "%s\n", msg);
+}
+
 /* MAXACTION: generated code adds the statements of each block it enters */
 static inline bool stp_actions(struct stp_context *c, long n)
 {

@@ -21,6 +21,8 @@
 #include "stp_pmu.h"
 #include "stp_pmu_thread.h"
 #include "stp_tvar.h"
+#include "stp_uaccess.h"
+#include "stp_task.h"
 #include "stp_tracepoint.h"
 #include "stp_backtrace.h"
 #include "stp_probes.h"

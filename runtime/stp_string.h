@@ -97,13 +97,18 @@ static inline const char *stp_str_replace(char *dst, const char *s, const char *
 	return dst;
 }
 
-/* text_str(s): C escapes for quotes, backslashes and non-printables */
-static inline const char *stp_text_str(char *dst, const char *s)
+/*
+ * C escapes for quotes, backslashes and non-printables of s into dst: at
+ * most room bytes (and a NUL). *cut is set when s did not fit.
+ */
+static __maybe_unused size_t stp_escape(char *dst, const char *s, size_t room,
+					bool *cut)
 {
 	size_t n = 0;
 	char esc[5];
 	int k;
 
+	*cut = false;
 	for (; *s; s++) {
 		unsigned char ch = *s;
 
@@ -119,12 +124,48 @@ static inline const char *stp_text_str(char *dst, const char *s)
 			else
 				k = scnprintf(esc, sizeof(esc), "%c", ch);
 		}
-		if (n + k >= STP_MAXSTRINGLEN)
+		if (n + k > room) {
+			*cut = true;
 			break;
+		}
 		memcpy(dst + n, esc, k);
 		n += k;
 	}
 	dst[n] = '\0';
+	return n;
+}
+
+/* text_str(s): C escapes for quotes, backslashes and non-printables */
+static inline const char *stp_text_str(char *dst, const char *s)
+{
+	bool cut;
+
+	stp_escape(dst, s, STP_MAXSTRINGLEN - 1, &cut);
+	return dst;
+}
+
+/*
+ * text_strn(s, len, quoted): text_str(s) in at most len bytes (0: the
+ * string limit); quoted puts it in double quotes, and a cut string then
+ * ends in "... after the closing quote (len is at least 5 then)
+ */
+static __maybe_unused const char *stp_text_strn(char *dst, const char *s, s64 len,
+						s64 quoted)
+{
+	size_t max = len <= 0 || len > STP_MAXSTRINGLEN - 1 ? STP_MAXSTRINGLEN - 1 : len;
+	size_t n;
+	bool cut;
+
+	if (!quoted) {
+		stp_escape(dst, s, max, &cut);
+		return dst;
+	}
+	max = max_t(size_t, max, 5);
+	dst[0] = '"';
+	n = 1 + stp_escape(dst + 1, s, max - 2, &cut);
+	if (cut)
+		n = 1 + stp_escape(dst + 1, s, max - 5, &cut);
+	memcpy(dst + n, cut ? "\"..." : "\"", cut ? 5 : 2);
 	return dst;
 }
 
@@ -154,6 +195,44 @@ static inline const char *stp_tolower(char *dst, const char *s)
 	for (i = 0; s[i] && i < STP_MAXSTRINGLEN - 1; i++)
 		dst[i] = tolower(s[i]);
 	dst[i] = '\0';
+	return dst;
+}
+
+/* isdigit(s): 1 when s starts with a decimal digit */
+static inline s64 stp_isdigit(const char *s)
+{
+	return s[0] >= '0' && s[0] <= '9';
+}
+
+/*
+ * tokenize(s, delim): SystemTap's stateful tokenizer. A non-empty s starts
+ * over with a copy of s; "" continues the string of the previous call.
+ * Each call returns the next non-empty token between characters of delim,
+ * "" when none is left. The state is this CPU's (a handler is never
+ * preempted), so it carries over between hits on the same CPU only.
+ */
+struct stp_tokenizer {
+	char buf[STP_MAXSTRINGLEN];
+	char *next;
+};
+
+static __maybe_unused DEFINE_PER_CPU(struct stp_tokenizer, stp_tokenizer);
+
+static __maybe_unused const char *stp_tokenize(char *dst, const char *s, const char *delim)
+{
+	struct stp_tokenizer *t = this_cpu_ptr(&stp_tokenizer);
+	char *tok;
+
+	if (s[0]) {
+		strscpy(t->buf, s, sizeof(t->buf));
+		t->next = t->buf;
+	}
+	do {
+		tok = strsep(&t->next, delim);
+	} while (tok && !tok[0]);
+	dst[0] = '\0';
+	if (tok)
+		strscpy(dst, tok, STP_MAXSTRINGLEN);
 	return dst;
 }
 

@@ -84,8 +84,8 @@ std::string Emitter::call(const Expr &e)
 		return print_call(e);
 	if (auto it = sema_.call_of.find(&e); it != sema_.call_of.end())
 		return user_call(e, sema_.functions[it->second]);
-	const Builtin *b = find_builtin(n);
-	if (!b)
+	const Builtin *b = find_builtin(n, e.args.size());
+	if (!b || b->unsupported)
 		return "0";
 	if (b->may_fail)
 		may_fail_ = true;

@@ -3,10 +3,13 @@
 
 namespace stap_pmu {
 
-const std::vector<Builtin> &all_builtins()
+namespace {
+
+// the first builtins: process, time, strings, kernel memory, backtraces
+std::vector<Builtin> core_builtins()
 {
 	using T = Type;
-	static const std::vector<Builtin> table = {
+	return {
 		{"cpu", T::Long, {}, "stp_cpu()", "number of the current CPU"},
 		{"pid", T::Long, {}, "stp_pid()", "process id of the current task"},
 		{"tid", T::Long, {}, "stp_tid()", "thread id of the current task"},
@@ -75,6 +78,204 @@ const std::vector<Builtin> &all_builtins()
 		{"sprint_stack", T::String, {T::String}, "stp_sprint_stack(c, $t, $1)",
 		 "a backtrace() string symbolized, one frame per line", 0, true},
 	};
+}
+
+// SystemTap's task and context functions (runtime/stp_task.h)
+std::vector<Builtin> task_builtins()
+{
+	using T = Type;
+	return {
+		{"task_current", T::Long, {}, "stp_task_current()",
+		 "address of the current task_struct, for the task_* functions"},
+		{"task_pid", T::Long, {T::Long}, "stp_task_member(c, $1, tgid, 1)",
+		 "task_pid(t): process id (tgid) of the task", 0, true},
+		{"task_tgid", T::Long, {T::Long}, "stp_task_member(c, $1, tgid, 1)",
+		 "task_tgid(t): thread group id of the task", 0, true},
+		{"task_tid", T::Long, {T::Long}, "stp_task_member(c, $1, pid, 1)",
+		 "task_tid(t): thread id of the task", 0, true},
+		{"task_parent", T::Long, {T::Long}, "stp_task_member(c, $1, real_parent, 0)",
+		 "task_parent(t): the task's parent task", 0, true},
+		{"task_execname", T::String, {T::Long}, "stp_task_execname(c, $t, $1)",
+		 "task_execname(t): name of the task", 0, true},
+		{"task_state", T::Long, {T::Long}, "stp_task_state(c, $1)",
+		 "task_state(t): scheduler state (0 running, 1 interruptible, 2 uninterruptible, ...)",
+		 0, true},
+		{"task_cpu", T::Long, {T::Long}, "stp_task_cpu(c, $1)",
+		 "task_cpu(t): the CPU the task runs or last ran on", 0, true},
+		{"task_prio", T::Long, {T::Long}, "stp_task_prio(c, $1)",
+		 "task_prio(t): priority (prio - 100, as ps shows it)", 0, true},
+		{"task_nice", T::Long, {T::Long}, "stp_task_nice(c, $1)",
+		 "task_nice(t): nice value of the task", 0, true},
+		{"pexecname", T::String, {},
+		 "stp_task_execname(c, $t, stp_task_member(c, stp_task_current(), real_parent, 0))",
+		 "name of the current task's parent", 0, true},
+		{"task_uid", T::Long, {T::Long}, "stp_task_cred(c, $1, offsetof(struct cred, uid))",
+		 "task_uid(t): user id of the task", 0, true},
+		{"task_gid", T::Long, {T::Long}, "stp_task_cred(c, $1, offsetof(struct cred, gid))",
+		 "task_gid(t): group id of the task", 0, true},
+		{"task_euid", T::Long, {T::Long}, "stp_task_cred(c, $1, offsetof(struct cred, euid))",
+		 "task_euid(t): effective user id of the task", 0, true},
+		{"task_egid", T::Long, {T::Long}, "stp_task_cred(c, $1, offsetof(struct cred, egid))",
+		 "task_egid(t): effective group id of the task", 0, true},
+		{"pgrp", T::Long, {}, "stp_pgrp()", "process group id of the current task"},
+		{"sid", T::Long, {}, "stp_sid()", "session id of the current task"},
+		{"gid", T::Long, {}, "stp_gid()", "group id of the current task"},
+		{"egid", T::Long, {}, "stp_egid()", "effective group id of the current task"},
+		{"euid", T::Long, {}, "stp_euid()", "effective user id of the current task"},
+		{"probemod", T::String, {}, "stp_probemod(c, $t)",
+		 "module of the probed function (\"kernel\" for the kernel's own)"},
+		{"ppfunc", T::String, {}, "stp_probefunc(c)",
+		 "function name of the probe point, without its module"},
+		{"cmdline_str", T::String, {}, "stp_cmdline_str(c, $t)",
+		 "arguments of the current process, space separated (\"\" for kernel threads)", 0,
+		 true},
+		{"get_cycles", T::Long, {}, "stp_get_cycles()",
+		 "the CPU's cycle counter (x86 TSC, arm64 virtual counter)"},
+		{"ktime_get_ns", T::Long, {}, "stp_ktime_get_ns()",
+		 "monotonic clock (CLOCK_MONOTONIC) in nanoseconds"},
+		{"ctime", T::String, {T::Long}, "stp_ctime($t, $1)",
+		 "ctime(secs): \"Wed Jun 30 21:49:08 1993\" for seconds since the epoch (UTC)"},
+		{"ctime", T::String, {}, "stp_ctime($t, stp_gettimeofday_ns() / 1000000000)",
+		 "ctime(): the current time as ctime(gettimeofday_s())"},
+		{"is_return", T::Long, {}, "stp_is_return(c)", "1 in a .return probe, else 0"},
+		{"u_register", T::Long, {T::String}, "stp_register(c, $1)",
+		 "u_register(\"rax\"): register() read as unsigned", 0, true},
+		{"log", T::Void, {T::String}, "stp_log(c, $1)", "print a line: the message and a newline"},
+		{"warn", T::Void, {T::String}, "stp_warn(c, $1)",
+		 "print \"WARNING: msg\" where errors are printed; the script goes on"},
+	};
+}
+
+// strings and memory named by address (runtime/stp_string.h, stp_uaccess.h)
+std::vector<Builtin> string_builtins()
+{
+	using T = Type;
+	return {
+		{"kernel_string", T::String, {T::Long, T::String},
+		 "stp_kernel_string_n(c, $t, $1, STP_MAXSTRINGLEN - 1, $2)",
+		 "kernel_string(addr, err_msg): err_msg when the address cannot be read"},
+		{"kernel_string_n", T::String, {T::Long, T::Long},
+		 "stp_kernel_string_n(c, $t, $1, $2, NULL)",
+		 "kernel_string_n(addr, n): at most n bytes of a kernel string", 0, true},
+		{"kernel_string_quoted", T::String, {T::Long},
+		 "stp_string_quoted($t, $1, STP_MAXSTRINGLEN - 1, false)",
+		 "a kernel string in quotes with text_str escapes (its address when unreadable)"},
+		{"user_string", T::String, {T::Long},
+		 "stp_user_string_n(c, $t, $1, STP_MAXSTRINGLEN - 1, NULL)",
+		 "the NUL-terminated string at a user address of the current task", 0, true},
+		{"user_string", T::String, {T::Long, T::String},
+		 "stp_user_string_n(c, $t, $1, STP_MAXSTRINGLEN - 1, $2)",
+		 "user_string(addr, err_msg): err_msg when the address cannot be read"},
+		{"user_string_n", T::String, {T::Long, T::Long},
+		 "stp_user_string_n(c, $t, $1, $2, NULL)",
+		 "user_string_n(addr, n): at most n bytes of a user string", 0, true},
+		{"user_string_n", T::String, {T::Long, T::Long, T::String},
+		 "stp_user_string_n(c, $t, $1, $2, $3)",
+		 "user_string_n(addr, n, err_msg): err_msg when the address cannot be read"},
+		{"user_string_warn", T::String, {T::Long},
+		 "stp_user_string_warn(c, $t, $1, STP_MAXSTRINGLEN - 1)",
+		 "user_string(addr), or a warning and \"<unknown>\" when it cannot be read"},
+		{"user_string_n_warn", T::String, {T::Long, T::Long},
+		 "stp_user_string_warn(c, $t, $1, $2)",
+		 "user_string_n(addr, n), or a warning and \"<unknown>\" when it cannot be read"},
+		{"user_string2", T::String, {T::Long, T::String},
+		 "stp_user_string_n(c, $t, $1, STP_MAXSTRINGLEN - 1, $2)",
+		 "user_string2(addr, err_msg): SystemTap's older name of user_string(addr, err_msg)"},
+		{"user_string_n2", T::String, {T::Long, T::Long, T::String},
+		 "stp_user_string_n(c, $t, $1, $2, $3)",
+		 "SystemTap's older name of user_string_n(addr, n, err_msg)"},
+		{"kernel_string2", T::String, {T::Long, T::String},
+		 "stp_kernel_string_n(c, $t, $1, STP_MAXSTRINGLEN - 1, $2)",
+		 "SystemTap's older name of kernel_string(addr, err_msg)"},
+		{"user_string_quoted", T::String, {T::Long},
+		 "stp_string_quoted($t, $1, STP_MAXSTRINGLEN - 1, true)",
+		 "a user string in quotes with text_str escapes (its address when unreadable)"},
+		{"user_string_n_quoted", T::String, {T::Long, T::Long},
+		 "stp_string_quoted($t, $1, stp_string_len($2), true)",
+		 "user_string_n_quoted(addr, n): at most n bytes, quoted"},
+		{"text_strn", T::String, {T::String, T::Long, T::Long},
+		 "stp_text_strn($t, $1, $2, $3)",
+		 "text_strn(s, len, quoted): text_str(s) in at most len bytes, optionally quoted"},
+		{"tokenize", T::String, {T::String, T::String}, "stp_tokenize($t, $1, $2)",
+		 "tokenize(s, delim): first token of s; with s \"\" the next token of the last s"},
+		{"isdigit", T::Long, {T::String}, "stp_isdigit($1)",
+		 "1 when the string starts with a decimal digit"},
+	};
+}
+
+// user_char() ... user_long(): 0 on a fault; the *_error forms raise an error
+std::vector<Builtin> user_read_builtins()
+{
+	struct Form {
+		const char *name, *error_name, *c, *error_c;
+	};
+	static const Form forms[] = {
+		{"user_char", "user_char_error", "stp_user_read(c, $1, 1, 1, 0)",
+		 "stp_user_read(c, $1, 1, 1, 1)"},
+		{"user_short", "user_short_error", "stp_user_read(c, $1, 2, 1, 0)",
+		 "stp_user_read(c, $1, 2, 1, 1)"},
+		{"user_ushort", "user_ushort_error", "stp_user_read(c, $1, 2, 0, 0)",
+		 "stp_user_read(c, $1, 2, 0, 1)"},
+		{"user_int", "user_int_error", "stp_user_read(c, $1, 4, 1, 0)",
+		 "stp_user_read(c, $1, 4, 1, 1)"},
+		{"user_long", "user_long_error", "stp_user_read(c, $1, 8, 1, 0)",
+		 "stp_user_read(c, $1, 8, 1, 1)"},
+		{"user_int8", "user_int8_error", "stp_user_read(c, $1, 1, 1, 0)",
+		 "stp_user_read(c, $1, 1, 1, 1)"},
+		{"user_uint8", "user_uint8_error", "stp_user_read(c, $1, 1, 0, 0)",
+		 "stp_user_read(c, $1, 1, 0, 1)"},
+		{"user_int16", "user_int16_error", "stp_user_read(c, $1, 2, 1, 0)",
+		 "stp_user_read(c, $1, 2, 1, 1)"},
+		{"user_uint16", "user_uint16_error", "stp_user_read(c, $1, 2, 0, 0)",
+		 "stp_user_read(c, $1, 2, 0, 1)"},
+		{"user_int32", "user_int32_error", "stp_user_read(c, $1, 4, 1, 0)",
+		 "stp_user_read(c, $1, 4, 1, 1)"},
+		{"user_uint32", "user_uint32_error", "stp_user_read(c, $1, 4, 0, 0)",
+		 "stp_user_read(c, $1, 4, 0, 1)"},
+		{"user_int64", "user_int64_error", "stp_user_read(c, $1, 8, 1, 0)",
+		 "stp_user_read(c, $1, 8, 1, 1)"},
+		{"user_uint64", "user_uint64_error", "stp_user_read(c, $1, 8, 0, 0)",
+		 "stp_user_read(c, $1, 8, 0, 1)"},
+	};
+	std::vector<Builtin> out;
+	for (const Form &f : forms) {
+		out.push_back({f.name, Type::Long, {Type::Long}, f.c,
+			       "the value at a user address of the current task; 0 when unreadable"});
+		out.push_back({f.error_name, Type::Long, {Type::Long}, f.error_c,
+			       "the value at a user address; an error when unreadable", 0, true});
+	}
+	return out;
+}
+
+// SystemTap functions stap-pmu refuses, with the reason
+std::vector<Builtin> refused_builtins()
+{
+	using T = Type;
+	const char *ubt = "user-space backtraces are not supported yet";
+	return {
+		{"print_ubacktrace", T::Void, {}, "", "", 0, false, ubt},
+		{"print_ubacktrace_brief", T::Void, {}, "", "", 0, false, ubt},
+		{"sprint_ubacktrace", T::String, {}, "", "", 0, false, ubt},
+		{"ubacktrace", T::String, {}, "", "", 0, false, ubt},
+		{"print_ustack", T::Void, {T::String}, "", "", 0, false, ubt},
+		{"sprint_ustack", T::String, {T::String}, "", "", 0, false, ubt},
+		{"ucallers", T::String, {T::Long}, "", "", 0, false, ubt},
+	};
+}
+
+} // namespace
+
+const std::vector<Builtin> &all_builtins()
+{
+	static const std::vector<Builtin> table = [] {
+		std::vector<Builtin> t = core_builtins();
+		for (auto group : {task_builtins, string_builtins, user_read_builtins,
+				   refused_builtins}) {
+			std::vector<Builtin> g = group();
+			t.insert(t.end(), g.begin(), g.end());
+		}
+		return t;
+	}();
 	return table;
 }
 
@@ -84,6 +285,34 @@ const Builtin *find_builtin(const std::string &name)
 		if (name == b.name)
 			return &b;
 	return nullptr;
+}
+
+const Builtin *find_builtin(const std::string &name, size_t nargs)
+{
+	for (const Builtin &b : all_builtins())
+		if (name == b.name &&
+		    (b.unsupported || (nargs + b.optional >= b.params.size() && nargs <= b.params.size())))
+			return &b;
+	return nullptr;
+}
+
+std::string builtin_arities(const std::string &name)
+{
+	std::set<size_t> n;
+	for (const Builtin &b : all_builtins())
+		if (name == b.name)
+			for (size_t k = b.params.size() - b.optional; k <= b.params.size(); k++)
+				n.insert(k);
+	std::string out;
+	size_t i = 0;
+	for (size_t k : n) {
+		if (i)
+			out += ++i == n.size() ? " or " : ", ";
+		else
+			i++;
+		out += std::to_string(k);
+	}
+	return out;
 }
 
 std::set<std::string> builtin_names()

@@ -39,11 +39,16 @@ Type Checker::call(const Expr &e)
 		check_children(e);
 		return set(e, Type::Unknown);
 	}
-	if (e.args.size() < b->params.size() - b->optional || e.args.size() > b->params.size()) {
-		error(e.loc, std::string("'") + b->name + "' takes " +
-				     std::to_string(b->params.size()) + " argument(s), " +
-				     std::to_string(e.args.size()) + " given");
+	if (b->unsupported) {
+		error(e.loc, "'" + n + "' is not available: " + b->unsupported);
+		check_children(e);
 		return set(e, b->ret);
+	}
+	b = find_builtin(n, e.args.size());
+	if (!b) {
+		error(e.loc, "'" + n + "' takes " + builtin_arities(n) + " argument(s), " +
+				     std::to_string(e.args.size()) + " given");
+		return set(e, find_builtin(n)->ret);
 	}
 	for (size_t i = 0; i < e.args.size(); i++)
 		expect_type(*e.args[i], b->params[i],
@@ -270,7 +275,7 @@ Type Checker::at_call(const Expr &e)
 		error(e.loc, "@" + e.text + "() takes one target variable, e.g. @" + e.text + "($x)");
 		return set(e, Type::Long);
 	}
-	if (e.text == "var" || e.text == "perf") {
+	if (e.text == "var" || e.text == "perf" || e.text == "const") {
 		error(e.loc, "'@" + e.text + "' is not supported yet");
 		for (const ExprPtr &a : e.args)
 			if (a->kind != ExprKind::Var || a->text[0] != '$')

@@ -154,6 +154,12 @@ private:
 
 	void finish(bool report_unknown_locals);
 
+	void finish_locals(std::vector<std::unique_ptr<Symbol>> &ls, bool report_unknown_locals);
+
+	void global_lock();
+
+	void no_probes_left();
+
 	const Script &script_;
 	const KernelFacts &facts_; // the target kernel
 	Diagnostics &diags_;

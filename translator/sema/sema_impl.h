@@ -13,7 +13,7 @@
 namespace stap_pmu::sema_impl {
 
 const std::set<std::string> stat_ops = {"count", "sum", "min", "max", "avg", "variance"};
-constexpr int max_keys = 9; // scripts in use index with up to nine
+constexpr int max_keys = 9; // SystemTap's limit
 constexpr int64_t max_linear_buckets = 1000;
 constexpr int max_alias_depth = 16;
 

@@ -39,6 +39,7 @@ enum stp_probe_kind {
 	STP_PROBE_ERROR,		/* run instead of end after script errors */
 	STP_PROBE_PERF,			/* overflow of a sampling counter (stp_pmu.h) */
 	STP_PROBE_TRACEPOINT,		/* a kernel tracepoint (stp_tracepoint.h) */
+	STP_PROBE_NEVER,		/* probe never: compiled, never registered */
 };
 
 struct stp_context;
@@ -86,6 +87,7 @@ struct stp_probe {
 					   (printed hashed unless -g) */
 	unsigned char ret_shown;	/* KRETPROBE with a prototype, $$return:
 					   0 void, 1 a value, 2 a pointer (hashed) */
+	int maxactive;			/* KRETPROBE: .maxactive(N), 0 the default */
 
 	/* runtime-private */
 	union {

@@ -103,7 +103,7 @@
 #endif
 
 /* keys of an array (the translator refuses more) */
-#define STP_MAXKEYS 8
+#define STP_MAXKEYS 9
 
 /* histogram buckets of the largest @hist_* in the script (set by it) */
 #ifndef STP_HIST_MAX

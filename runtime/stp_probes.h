@@ -325,6 +325,7 @@ static int stp_probe_check(const struct stp_probe *p)
 	case STP_PROBE_BEGIN:
 	case STP_PROBE_END:
 	case STP_PROBE_ERROR:
+	case STP_PROBE_NEVER:
 		return 0;
 	case STP_PROBE_KPROBE:
 	case STP_PROBE_KRETPROBE:
@@ -369,6 +370,7 @@ static int stp_probe_register_one(struct stp_probe *p)
 	} else {
 		p->u.rp.kp.symbol_name = p->symbol;
 		p->u.rp.handler = stp_kretprobe_handler;
+		p->u.rp.maxactive = p->maxactive;
 		if (p->ntvars) {
 			p->u.rp.entry_handler = stp_kretprobe_entry;
 			p->u.rp.data_size = (p->ntvars + 1) * sizeof(u64);

@@ -18,7 +18,7 @@ namespace {
 const char *const kEveryKind =
 	"global a\n"
 	"function f(v) { return v }\n"
-	"probe begin {\n"
+	"function every() {\n"
 	"\tx = -1 + 2 * (x ? \"s\" : 4)\n"
 	"\tx++;\n"
 	"\t--x\n"
@@ -151,6 +151,12 @@ template <class Parsed> const Stmt &probe_body(const Parsed &f)
 	return *f.script.probes.at(0).body;
 }
 
+// kEveryKind's body: a function's ('return' is refused in a probe)
+template <class Parsed> const Stmt &every_body(const Parsed &f)
+{
+	return *f.script.functions.at(1).body;
+}
+
 } // namespace
 
 TEST(AstWalk, EveryChildOfEveryKindInSourceOrder)
@@ -158,7 +164,7 @@ TEST(AstWalk, EveryChildOfEveryKindInSourceOrder)
 	Guru f(kEveryKind);
 	ASSERT_FALSE(f.diags.has_errors()) << f.rendered();
 	Shape w;
-	w.visit(probe_body(f));
+	w.visit(every_body(f));
 	EXPECT_EQ(w.out.str(),
 		  "Block("
 		  "Expr(Assign'='(Var'x' Binary'+'(Unary'-'(Number1) Binary'*'(Number2 "
@@ -234,10 +240,10 @@ TEST(AstWalk, CloneCopiesEveryChild)
 {
 	Guru f(kEveryKind);
 	ASSERT_FALSE(f.diags.has_errors()) << f.rendered();
-	StmtPtr copy = clone_stmt(probe_body(f));
+	StmtPtr copy = clone_stmt(every_body(f));
 	Shape a, b;
 	a.with_locs = b.with_locs = true;
-	a.visit(probe_body(f));
+	a.visit(every_body(f));
 	b.visit(*copy);
 	EXPECT_EQ(a.out.str(), b.out.str());
 	// and the same source form (names, sort marks, members)
@@ -250,5 +256,5 @@ TEST(AstWalk, CloneCopiesEveryChild)
 	print_script(f.script, orig);
 	print_script(s, copied);
 	std::string o = orig.str();
-	EXPECT_EQ(copied.str(), "probe \n" + o.substr(o.find("probe begin\n") + 12));
+	EXPECT_EQ(copied.str(), "probe \n" + o.substr(o.find("function every ()\n") + 18));
 }

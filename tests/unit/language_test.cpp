@@ -185,3 +185,29 @@ TEST(Language, GeneratedCodeUsesTheRuntimeContracts)
 				 "stp_actions(c, ", "#define STP_HIST_MAX 129"})
 		EXPECT_NE(code.find(want), std::string::npos) << want;
 }
+
+TEST(Language, EmbeddedFunctionsNeverCalledAreNotEmitted)
+{
+	SourceFile f("t.stp", "function unused:long() %{ not C at all %}\n"
+			      "function used:long() %{ STAP_RETURN(7); %}\n"
+			      "function helper:long() %{ STAP_RETURN(1); %}\n"
+			      "function never_called() { return helper() }\n"
+			      "probe begin { println(used()) }");
+	PreprocInput pp = host_preproc_input();
+	pp.guru = true;
+	Diagnostics d;
+	Script s = parse(f, d, pp);
+	SemaResult sema = analyze(s, d);
+	ASSERT_FALSE(d.has_errors());
+	CodegenInput in;
+	in.script = &s;
+	in.sema = &sema;
+	in.module_name = "m";
+	in.guru = true;
+	std::string code = generate_c(in);
+	EXPECT_EQ(code.find("stp_fn_unused"), std::string::npos);
+	EXPECT_EQ(code.find("not C at all"), std::string::npos);
+	EXPECT_NE(code.find("static __maybe_unused void stp_fn_used("), std::string::npos);
+	// called from a script function (even one nothing calls): emitted
+	EXPECT_NE(code.find("static __maybe_unused void stp_fn_helper("), std::string::npos);
+}

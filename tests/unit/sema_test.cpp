@@ -63,11 +63,12 @@ TEST(Sema, CollectsDistinctPmuEvents)
 
 TEST(Sema, Errors)
 {
-	EXPECT_EQ(first_error("probe begin { printf(\"%d\\n\", cnt) }"),
-		  "t.stp:1:30: undefined variable 'cnt' [assign it first, or declare it with "
-		  "'global cnt']");
-	EXPECT_EQ(first_error("global count\nprobe begin { printf(\"%d\\n\", cout) }"),
-		  "t.stp:2:30: undefined variable 'cout' [did you mean 'count'?]");
+	EXPECT_EQ(first_error("probe begin { println(cnt) }"),
+		  "t.stp:1:23: cannot infer the type of 'cnt', which is never assigned [assign it "
+		  "first, or declare it with 'global cnt']");
+	EXPECT_EQ(first_error("global count\nprobe begin { println(cout); count = 1 }"),
+		  "t.stp:2:23: cannot infer the type of 'cout', which is never assigned [did you "
+		  "mean 'count'?]");
 	EXPECT_EQ(first_error("probe begin { x = 1; x = \"a\" }"),
 		  "t.stp:1:24: type mismatch: 'x' is long, assigned string");
 	EXPECT_EQ(first_error("probe begin { x = 1 + \"a\" }"),
@@ -104,12 +105,12 @@ TEST(Sema, ProbePointErrors)
 {
 	EXPECT_EQ(first_error("probe kernl.function(\"f\") {}"),
 		  "t.stp:1:7: unknown probe point 'kernl.function(\"f\")' [probe points known: "
-		  "begin, end, error, kprobe[.module(\"m\")].function(\"f\")[.return], "
+		  "begin, end, error, kprobe[.module(\"m\")].function(\"f\")[.return[.maxactive(N)]], "
 		  "timer.ms(N)/s/us/ns/hz[.randomize(M)], timer.profile, "
 		  "perf.event(\"E\").sample(N)/.hz(F), perf.type(T).config(C).sample(N), "
-		  "kernel.function(\"pattern\")[.call|.return], "
+		  "kernel.function(\"pattern\")[.call|.return[.maxactive(N)]], "
 		  "module(\"m\").function(\"pattern\")[.call|.return], "
-		  "kernel.trace(\"subsystem:event\")]");
+		  "kernel.trace(\"subsystem:event\"), never]");
 	EXPECT_EQ(first_error("probe kernel.functio(\"f\") {}"),
 		  "t.stp:1:14: expected kernel.function(\"pattern\") in 'kernel.functio(\"f\")'");
 	EXPECT_EQ(first_error("probe kprobe.function(\"a*\") {}"),
@@ -117,12 +118,12 @@ TEST(Sema, ProbePointErrors)
 		  "symbol; wildcards need kernel.function]");
 	EXPECT_EQ(first_error("probe kprobe.function(\"f\").retrun {}"),
 		  "t.stp:1:28: unexpected '.retrun' in 'kprobe.function(\"f\").retrun' "
-		  "[kprobe.function(\"f\") may only be followed by .return]");
+		  "[kprobe.function(\"f\") may only be followed by .return (and .maxactive(N))]");
 	EXPECT_EQ(first_error("probe timer.ms(0) {}"),
 		  "t.stp:1:16: timer.ms needs a positive number, e.g. timer.ms(10)");
 	EXPECT_EQ(first_error("probe timer.mins(1) {}"),
-		  "t.stp:1:13: unknown timer unit 'mins' [use timer.s, timer.ms, timer.us, timer.ns "
-		  "or timer.hz]");
+		  "t.stp:1:13: unknown timer unit 'mins' [use timer.s, timer.ms, timer.us, timer.ns, "
+		  "timer.hz or timer.jiffies]");
 	EXPECT_EQ(first_error("probe timer.us(1) {}"),
 		  "t.stp:1:16: timer period 1000 ns is shorter than the minimum of 100000 ns");
 	EXPECT_EQ(first_error("probe begin.x {}"), "t.stp:1:13: unexpected '.x' after 'begin'");
@@ -132,4 +133,79 @@ TEST(Sema, AllErrorsInOneRun)
 {
 	Checked c("probe begin { a = b }\nprobe end { c = 1 + \"x\" }\nprobe nosuch {}");
 	ASSERT_EQ(c.diags.error_count(), 3u) << c.rendered();
+}
+
+namespace {
+
+// The first warning's "loc: message [hint]", or "no warning".
+std::string first_warning(const std::string &text)
+{
+	stap_pmu::test::Checked c(text);
+	for (const Diagnostic &d : c.diags.all())
+		if (d.severity == Severity::Warning)
+			return d.loc.str() + ": " + d.message + (d.hint.empty() ? "" : " [" + d.hint + "]");
+	return "no warning";
+}
+
+} // namespace
+
+TEST(Sema, NeverJiffiesProfileTickMaxactive)
+{
+	Checked c("probe never, timer.jiffies(5).randomize(2), timer.profile.tick,"
+		  " kprobe.function(\"vfs_read\").return.maxactive(64),"
+		  " kprobe.function(\"vfs_read\").return { }");
+	ASSERT_FALSE(c.diags.has_errors()) << c.rendered();
+	auto &in = c.sema.instances;
+	ASSERT_EQ(in.size(), 5u);
+	EXPECT_EQ(in[0].point.kind, ProbeKind::Never);
+	EXPECT_EQ(in[1].point.kind, ProbeKind::Timer);
+	EXPECT_TRUE(in[1].point.in_jiffies);
+	EXPECT_EQ(in[1].point.period_ns, 5u);
+	EXPECT_EQ(in[1].point.randomize_ns, 2u);
+	EXPECT_EQ(in[2].point.kind, ProbeKind::Perf);
+	EXPECT_TRUE(in[2].point.tick_period);
+	EXPECT_EQ(in[3].point.kind, ProbeKind::Kretprobe);
+	EXPECT_EQ(in[3].point.maxactive, 64u);
+	EXPECT_EQ(in[3].point.symbol, "vfs_read");
+	EXPECT_EQ(in[4].point.maxactive, 0u);
+}
+
+TEST(Sema, LocalReadBeforeAssignment)
+{
+	EXPECT_EQ(first_warning("probe begin { total = count + 1; println(total) }"),
+		  "t.stp:1:23: local variable 'count' is read but never assigned: it is 0 [assign "
+		  "it first, or declare it with 'global count']");
+	EXPECT_EQ(first_warning("global name\nprobe begin { println(nmae . \"\"); name = \"a\" }"),
+		  "t.stp:2:23: local variable 'nmae' is read but never assigned: it is \"\" [did you "
+		  "mean 'name'?]");
+	Checked c("function f() { return k * 2 }\nprobe begin { println(f()) }");
+	ASSERT_FALSE(c.diags.has_errors()) << c.rendered();
+	ASSERT_EQ(c.sema.functions[0].locals.size(), 1u);
+	EXPECT_EQ(c.sema.functions[0].locals[0]->type, Type::Long);
+	EXPECT_TRUE(c.sema.functions[0].locals[0]->never_assigned);
+}
+
+TEST(Sema, PassOneRefusals)
+{
+	EXPECT_EQ(first_error("function f(a, a) { return a }\nprobe begin { println(f(1, 2)) }"),
+		  "t.stp:1:15: parameter 'a' is declared twice");
+	EXPECT_EQ(first_error("probe begin { return }"),
+		  "t.stp:1:15: 'return' outside a function [use 'next' to leave a probe]");
+	EXPECT_EQ(first_error("probe begin { printd(\",\", 1) }"),
+		  "t.stp:1:15: 'printd' takes a delimiter and at least two values");
+	EXPECT_EQ(first_error("probe begin { printd(1, 2, 3) }"),
+		  "t.stp:1:22: the delimiter of 'printd' must be a string literal");
+	EXPECT_EQ(first_error("probe begin { s = \"a\"; if (s =~ s) next }"),
+		  "t.stp:1:33: the right side of '=~' must be a string literal (a regular "
+		  "expression)");
+	EXPECT_EQ(first_error("probe begin { println($0) }"),
+		  "t.stp:1:23: '$0' is not a script argument: they count from $1");
+	EXPECT_EQ(first_error("%( arch <= \"x86_64\" %? probe begin { } %)"),
+		  "t.stp:1:9: 'arch' is compared with == or != only");
+	EXPECT_EQ(first_error("probe kernel.function(\"a\")?, kernel.function(\"b\")? { }"),
+		  "t.stp:1:1: no probes left: every probe point is optional and none exists on this "
+		  "kernel [drop the '?' to see why a point does not resolve]");
+	EXPECT_EQ(first_error("global g\nprobe begin { println(g) }"),
+		  "t.stp:1:8: cannot infer the type of global 'g' [assign it a number or a string "
+		  "somewhere]");
 }

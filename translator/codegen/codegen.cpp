@@ -38,8 +38,10 @@ std::string Emitter::run()
 {
 	// bodies first: they decide how many temporaries each needs
 	std::ostringstream code;
+	fn_temps_.resize(sema_.functions.size());
 	for (size_t i = 0; i < sema_.functions.size(); i++)
-		function(i, code);
+		if (emitted(sema_.functions[i]))
+			function(i, code);
 	body_temps_.resize(sema_.bodies.size());
 	for (size_t i = 0; i < sema_.bodies.size(); i++)
 		body(i, code);
@@ -156,6 +158,13 @@ void Emitter::locals_union()
 	os_ << "\tchar unused;\n};\n\n";
 }
 
+// An embedded-C function nothing calls is left out: its C may not even
+// compile for this kernel (SystemTap drops it too).
+bool Emitter::emitted(const FunctionInfo &f)
+{
+	return f.used || f.fn->body;
+}
+
 void Emitter::frames_union()
 {
 	if (sema_.functions.empty())
@@ -163,6 +172,8 @@ void Emitter::frames_union()
 	os_ << "/* one frame per script function call depth */\n";
 	for (size_t i = 0; i < sema_.functions.size(); i++) {
 		const FunctionInfo &f = sema_.functions[i];
+		if (!emitted(f))
+			continue;
 		os_ << "struct stp_fr_" << f.fn->name << " {\n";
 		if (f.ret == Type::String)
 			os_ << "\tchar ret[STP_MAXSTRINGLEN];\n";
@@ -176,7 +187,9 @@ void Emitter::frames_union()
 	}
 	os_ << "union stp_frame {\n";
 	for (const FunctionInfo &f : sema_.functions)
-		os_ << "\tstruct stp_fr_" << f.fn->name << " fn_" << f.fn->name << ";\n";
+		if (emitted(f))
+			os_ << "\tstruct stp_fr_" << f.fn->name << " fn_" << f.fn->name << ";\n";
+	os_ << "\tchar unused;\n";
 	os_ << "};\n\n";
 }
 

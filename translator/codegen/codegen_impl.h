@@ -58,6 +58,8 @@ private:
 
 	void locals_union();
 
+	static bool emitted(const FunctionInfo &f);
+
 	void frames_union();
 
 	void globals();

@@ -6,7 +6,6 @@ namespace stap_pmu::codegen_impl {
 void Emitter::function(size_t i, std::ostringstream &out)
 {
 	const FunctionInfo &f = sema_.functions[i];
-	fn_temps_.resize(sema_.functions.size());
 	fn_decls_ += "static __maybe_unused void stp_fn_" + f.fn->name + "(struct stp_context *c);\n";
 	if (!f.fn->body) {
 		embedded_function(f, out);

@@ -109,6 +109,7 @@ const char *Emitter::kind_enum(ProbeKind k)
 	case ProbeKind::Error: return "STP_PROBE_ERROR";
 	case ProbeKind::Perf: return "STP_PROBE_PERF";
 	case ProbeKind::Tracepoint: return "STP_PROBE_TRACEPOINT";
+	case ProbeKind::Never: return "STP_PROBE_NEVER";
 	}
 	return "STP_PROBE_BEGIN";
 }
@@ -224,10 +225,14 @@ void Emitter::probe_table()
 		if (p.kind == ProbeKind::Kretprobe && p.func && p.func->ret_type != "void")
 			os_ << "\t\t.ret_shown = "
 			    << (p.func->ret_type.find('*') != std::string::npos ? 2 : 1) << ",\n";
+		// timer.jiffies: the tick is the target kernel's, known to the build
+		const char *unit = p.in_jiffies ? "ULL * TICK_NSEC" : "ULL";
 		if (p.period_ns)
-			os_ << "\t\t.period_ns = " << p.period_ns << "ULL,\n";
+			os_ << "\t\t.period_ns = " << p.period_ns << unit << ",\n";
 		if (p.randomize_ns)
-			os_ << "\t\t.randomize_ns = " << p.randomize_ns << "ULL,\n";
+			os_ << "\t\t.randomize_ns = " << p.randomize_ns << unit << ",\n";
+		if (p.maxactive)
+			os_ << "\t\t.maxactive = " << p.maxactive << ",\n";
 		if (p.kind == ProbeKind::Perf) {
 			os_ << "\t\t.event = " << p.event_index << ",\n";
 			if (p.sample_freq)

@@ -73,12 +73,12 @@ bool Parser::expect(const char *punct, const char *context)
 	return false;
 }
 
-void Parser::error_at(SourceLoc loc, std::string msg)
+void Parser::error_at(SourceLoc loc, std::string msg, std::string hint)
 {
 	// One error per statement: later ones are usually consequences.
 	if (suppress_ || aborted_)
 		return;
-	diags_.error(loc, std::move(msg));
+	diags_.error(loc, std::move(msg), std::move(hint));
 	suppress_ = true;
 }
 
@@ -197,6 +197,9 @@ bool Parser::function(Script &s, bool is_private)
 				error_here("expected a parameter name, found " + describe(cur()));
 				return false;
 			}
+			for (const Param &q : f.params)
+				if (q.name == cur().text)
+					diags_.error(cur().loc, "parameter '" + q.name + "' is declared twice");
 			Param p;
 			p.name = cur().text;
 			p.loc = cur().loc;
@@ -213,7 +216,9 @@ bool Parser::function(Script &s, bool is_private)
 		f.embedded_loc = cur().loc;
 		advance();
 	} else if (cur().punct("{")) {
+		in_function_ = true;
 		f.body = block();
+		in_function_ = false;
 		if (!f.body)
 			return false;
 	} else {

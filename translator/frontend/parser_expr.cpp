@@ -1,6 +1,11 @@
 // parser_expr.cpp - Parser: expressions, by precedence level.
 #include "translator/frontend/parser_impl.h"
 
+#include <algorithm>
+#include <set>
+
+#include "translator/support/suggest.h"
+
 namespace stap_pmu::parser_impl {
 
 // expression := assignment
@@ -65,7 +70,7 @@ int Parser::level_of(const Token &t)
 	if (t.kind != Tok::Punct)
 		return -1;
 	static const std::vector<std::vector<std::string>> levels = {
-		{"||"}, {"&&"}, {"|"}, {"^"}, {"&"}, {"==", "!="},
+		{"||"}, {"&&"}, {"|"}, {"^"}, {"&"}, {"==", "!=", "=~", "!~"},
 		{"<", ">", "<=", ">="}, {"<<", ">>"}, {"+", "-", "."}, {"*", "/", "%"},
 	};
 	for (size_t i = 0; i < levels.size(); i++)
@@ -90,9 +95,49 @@ ExprPtr Parser::binary(int min_level)
 			return nullptr;
 		e->args.push_back(std::move(lhs));
 		e->args.push_back(std::move(rhs));
+		if (e->text == "=~" || e->text == "!~")
+			check_regex(*e);
 		lhs = std::move(e);
 	}
 	return lhs;
+}
+
+// s =~ "re": SystemTap compiles the expression when it translates the
+// script, so the right side is a string literal.
+void Parser::check_regex(const Expr &match)
+{
+	const Expr &re = *match.args[1];
+	if (re.kind != ExprKind::String)
+		diags_.error(re.loc, "the right side of '" + match.text +
+					     "' must be a string literal (a regular expression)");
+}
+
+// print(...), printf(...), printd(...) and their s- and -ln forms: the
+// argument checks SystemTap makes when it parses.
+void Parser::check_print_call(const Expr &call)
+{
+	static const std::set<std::string> prints = {"print",   "println", "sprint",
+						     "sprintln", "printf",  "sprintf",
+						     "printd",  "printdln"};
+	const std::string &n = call.text;
+	if (!prints.count(n))
+		return;
+	bool delim = n == "printd" || n == "printdln";
+	// the values printed: not printf's format, not printd's delimiter
+	size_t values = call.args.size() - (call.args.empty() || n == "print" || n == "println" ||
+						    n == "sprint" || n == "sprintln"
+					    ? 0
+					    : 1);
+	if (values > max_print_args)
+		diags_.error(call.loc, "too many values for '" + n + "' (" + std::to_string(values) +
+					       ", at most " + std::to_string(max_print_args) + ")");
+	if (!delim)
+		return;
+	if (call.args.size() < 3 && (call.args.empty() || call.args[0]->kind == ExprKind::String))
+		diags_.error(call.loc, "'" + n + "' takes a delimiter and at least two values");
+	if (!call.args.empty() && call.args[0]->kind != ExprKind::String)
+		diags_.error(call.args[0]->loc, "the delimiter of '" + n +
+							"' must be a string literal");
 }
 
 ExprPtr Parser::unary()
@@ -270,6 +315,8 @@ ExprPtr Parser::primary()
 		advance();
 		if (is_call && !call_args(*e))
 			return nullptr;
+		if (is_call)
+			check_print_call(*e);
 		if (is_index && !index_args(*e))
 			return nullptr;
 		return e;
@@ -280,18 +327,8 @@ ExprPtr Parser::primary()
 		advance();
 		return e;
 	}
-	case Tok::AtIdent: {
-		auto e = std::make_unique<Expr>(ExprKind::AtCall, t.loc);
-		e->text = t.text;
-		advance();
-		if (!cur().punct("(")) {
-			error_here("expected '(' after '@" + e->text + "', found " + describe(cur()));
-			return nullptr;
-		}
-		if (!call_args(*e))
-			return nullptr;
-		return e;
-	}
+	case Tok::AtIdent:
+		return at_operator();
 	case Tok::Punct:
 		if (t.punct("[")) {
 			auto in = std::make_unique<Expr>(ExprKind::In, t.loc);
@@ -316,6 +353,34 @@ ExprPtr Parser::primary()
 	}
 	error_here("expected an expression, found " + describe(t));
 	return nullptr;
+}
+
+// @name(args): one of SystemTap's @-operators (a macro of @define was
+// expanded before parsing)
+ExprPtr Parser::at_operator()
+{
+	static const std::vector<std::string> known = {
+		"count",  "cast",    "defined",  "entry",       "var",       "perf",
+		"sum",    "min",     "max",      "avg",         "variance",  "const",
+		"hist_log", "hist_linear", "pmu", "pmu_thread", "kregister", "uregister",
+		"probewrite"};
+	const Token &t = cur();
+	if (std::find(known.begin(), known.end(), t.text) == known.end()) {
+		std::string near = closest_name(t.text, known);
+		error_here("unknown operator '@" + t.text + "'",
+			   near.empty() ? "" : "did you mean '@" + near + "'?");
+		return nullptr;
+	}
+	auto e = std::make_unique<Expr>(ExprKind::AtCall, t.loc);
+	e->text = t.text;
+	advance();
+	if (!cur().punct("(")) {
+		error_here("expected '(' after '@" + e->text + "', found " + describe(cur()));
+		return nullptr;
+	}
+	if (!call_args(*e))
+		return nullptr;
+	return e;
 }
 
 } // namespace stap_pmu::parser_impl

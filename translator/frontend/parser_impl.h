@@ -11,6 +11,9 @@ namespace stap_pmu::parser_impl {
 // the C++ stack (hostile input: 10,000 nested parentheses).
 constexpr unsigned max_depth = 256;
 
+// SystemTap's limit on the arguments of one print or printf call.
+constexpr size_t max_print_args = 32;
+
 class Parser {
 public:
 	Parser(std::vector<Token> toks, Diagnostics &d) : toks_(std::move(toks)), diags_(d) {}
@@ -27,9 +30,12 @@ private:
 
 	bool expect(const char *punct, const char *context);
 
-	void error_here(std::string msg) { error_at(cur().loc, std::move(msg)); }
+	void error_here(std::string msg, std::string hint = {})
+	{
+		error_at(cur().loc, std::move(msg), std::move(hint));
+	}
 
-	void error_at(SourceLoc loc, std::string msg);
+	void error_at(SourceLoc loc, std::string msg, std::string hint = {});
 
 	void sync_top();
 
@@ -105,12 +111,19 @@ private:
 
 	ExprPtr primary();
 
+	ExprPtr at_operator();
+
+	void check_print_call(const Expr &call);
+
+	void check_regex(const Expr &match);
+
 	std::vector<Token> toks_;
 	Diagnostics &diags_;
 	size_t pos_ = 0;
 	unsigned depth_ = 0;
 	bool suppress_ = false;
 	bool aborted_ = false;
+	bool in_function_ = false; // 'return' is allowed
 };
 
 } // namespace stap_pmu::parser_impl

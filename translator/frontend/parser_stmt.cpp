@@ -71,6 +71,10 @@ StmtPtr Parser::statement()
 	if (t.keyword("continue"))
 		return simple(StmtKind::Continue);
 	if (t.keyword("return")) {
+		if (!in_function_) {
+			error_here("'return' outside a function", "use 'next' to leave a probe");
+			return nullptr;
+		}
 		auto s = std::make_unique<Stmt>(StmtKind::Return, t.loc);
 		advance();
 		if (!cur().punct(";") && !cur().punct("}")) {

@@ -435,10 +435,13 @@ private:
 		} else if (name.text == "kernel_vr") {
 			lhs = in_.kernel_vr;
 			version = true;
-		} else if (name.text == "arch") {
-			lhs = in_.arch;
-		} else if (name.text == "runtime") {
-			lhs = "kernel";
+		} else if (name.text == "arch" || name.text == "runtime") {
+			if (op != "==" && op != "!=") {
+				diags_.error(t[i - 2].loc, "'" + name.text + "' is compared with == or != only");
+				ok = false;
+				return false;
+			}
+			lhs = name.text == "arch" ? in_.arch : "kernel";
 		} else if (name.text.rfind("CONFIG_", 0) == 0) {
 			auto it = in_.config.find(name.text);
 			lhs = it == in_.config.end() ? "" : it->second;
@@ -535,6 +538,12 @@ std::vector<Token> substitute_args(std::vector<Token> toks, const std::vector<st
 	for (Token &t : toks) {
 		bool dollar = t.kind == Tok::Ident && t.text.size() > 1 && t.text[0] == '$';
 		std::string rest = dollar ? t.text.substr(1) : t.text;
+		if ((dollar || t.kind == Tok::AtIdent) && rest == "0") {
+			std::string sigil = dollar ? "$" : "@";
+			diags.error(t.loc, "'" + sigil + "0' is not a script argument: they count from " +
+						   sigil + "1");
+			continue;
+		}
 		if ((!dollar && t.kind != Tok::AtIdent) || (rest != "#" && !arg_index(rest))) {
 			out.push_back(std::move(t));
 			continue;

@@ -10,7 +10,7 @@ static std::optional<std::vector<ResolvedPoint>> resolve(const ProbePoint &pp,
 							 const ProbeContext &ctx)
 {
 	Diagnostics &diags = ctx.diags;
-	const auto &cs = pp.components;
+	std::vector<ProbeComponent> cs = pp.components;
 	std::string module;
 	size_t fi = 1;
 	if (cs[0].name == "module") {
@@ -38,6 +38,9 @@ static std::optional<std::vector<ResolvedPoint>> resolve(const ProbePoint &pp,
 		return std::nullopt;
 	}
 	bool ret = false;
+	uint32_t maxactive = 0;
+	if (cs.size() > 2 && cs[2].name == "return" && !take_maxactive(cs, 3, diags, maxactive))
+		return std::nullopt;
 	if (cs.size() > 2) {
 		const ProbeComponent &suf = cs[2];
 		if (suf.name == "inline" && !suf.has_arg) {
@@ -70,12 +73,14 @@ static std::optional<std::vector<ResolvedPoint>> resolve(const ProbePoint &pp,
 		r.kind = ret ? ProbeKind::Kretprobe : ProbeKind::Kprobe;
 		r.symbol = module.empty() ? fn.name : module + ":" + fn.name;
 		r.offset = fn.offset;
+		r.maxactive = maxactive;
 		r.loc = pp.loc;
 		std::string spec = fn.name;
 		if (fn.offset)
 			spec += "@" + fn.file + ":" + std::to_string(fn.line);
 		r.name = (module.empty() ? std::string("kernel") : "module(\"" + module + "\")") +
-			 ".function(\"" + spec + "\")" + (cs.size() > 2 ? "." + cs[2].name : "");
+			 ".function(\"" + spec + "\")" + (cs.size() > 2 ? "." + cs[2].name : "") +
+			 (maxactive ? ".maxactive(" + std::to_string(maxactive) + ")" : "");
 		r.func = std::make_shared<const KernelFunction>(std::move(fn));
 		out.push_back(std::move(r));
 	}
@@ -83,7 +88,7 @@ static std::optional<std::vector<ResolvedPoint>> resolve(const ProbePoint &pp,
 }
 
 const ProbeProvider dwarf_kernel_provider = {
-	"kernel", "kernel.function(\"pattern\")[.call|.return]", nullptr, resolve};
+	"kernel", "kernel.function(\"pattern\")[.call|.return[.maxactive(N)]]", nullptr, resolve};
 const ProbeProvider dwarf_module_provider = {
 	"module", "module(\"m\").function(\"pattern\")[.call|.return]", nullptr, resolve};
 

@@ -65,12 +65,15 @@ static std::optional<ResolvedPoint> resolve(const ProbePoint &pp, const ProbeCon
 	r.kind = ProbeKind::Kprobe;
 	r.symbol = module.empty() ? f.str_arg : module + ":" + f.str_arg;
 	r.loc = pp.loc;
+	if (cs.size() > 2 && cs[2].name == "return" && !take_maxactive(cs, 3, diags, r.maxactive))
+		return std::nullopt;
 	if (cs.size() > 2) {
 		if (cs[2].name != "return" || cs[2].has_arg || cs.size() > 3) {
 			const ProbeComponent &bad = cs[2].name != "return" ? cs[2] : cs.back();
 			diags.error(bad.loc, "unexpected '." + bad.name + "' in '" +
 						     probe_point_str(pp) + "'",
-				    "kprobe.function(\"f\") may only be followed by .return");
+				    "kprobe.function(\"f\") may only be followed by .return "
+				    "(and .maxactive(N))");
 			return std::nullopt;
 		}
 		r.kind = ProbeKind::Kretprobe;
@@ -80,6 +83,6 @@ static std::optional<ResolvedPoint> resolve(const ProbePoint &pp, const ProbeCon
 }
 
 const ProbeProvider kprobe_provider = {
-	"kprobe", "kprobe[.module(\"m\")].function(\"f\")[.return]", resolve};
+	"kprobe", "kprobe[.module(\"m\")].function(\"f\")[.return[.maxactive(N)]]", resolve};
 
 } // namespace stap_pmu

@@ -13,6 +13,7 @@ static const ProbeProvider *const providers[] = {
 	&dwarf_kernel_provider,
 	&dwarf_module_provider,
 	&tracepoint_provider,
+	&never_provider,
 };
 
 // The provider of pp: one naming pp's second component first.
@@ -60,6 +61,24 @@ std::optional<std::vector<ResolvedPoint>> resolve_probe_points(const ProbePoint 
 	return v;
 }
 
+bool take_maxactive(std::vector<ProbeComponent> &cs, size_t at, Diagnostics &diags,
+		    uint32_t &out)
+{
+	if (at >= cs.size() || cs[at].name != "maxactive")
+		return true;
+	const ProbeComponent &m = cs[at];
+	// the kernel's kretprobe takes an int; more than 4096 in flight is
+	// more memory than any probe needs
+	if (!m.has_arg || m.arg_is_string || m.num_arg <= 0 || m.num_arg > 4096) {
+		diags.error(m.has_arg ? m.arg_loc : m.loc,
+			    "maxactive needs a number from 1 to 4096, e.g. .return.maxactive(64)");
+		return false;
+	}
+	out = static_cast<uint32_t>(m.num_arg);
+	cs.erase(cs.begin() + static_cast<std::ptrdiff_t>(at));
+	return true;
+}
+
 const char *probe_kind_name(ProbeKind k)
 {
 	switch (k) {
@@ -71,6 +90,7 @@ const char *probe_kind_name(ProbeKind k)
 	case ProbeKind::Error: return "error";
 	case ProbeKind::Perf: return "perf";
 	case ProbeKind::Tracepoint: return "tracepoint";
+	case ProbeKind::Never: return "never";
 	}
 	return "?";
 }

@@ -14,7 +14,7 @@
 
 namespace stap_pmu {
 
-enum class ProbeKind { Begin, End, Kprobe, Kretprobe, Timer, Error, Perf, Tracepoint };
+enum class ProbeKind { Begin, End, Kprobe, Kretprobe, Timer, Error, Perf, Tracepoint, Never };
 
 // One probe point after resolution: what the runtime must register.
 struct ResolvedPoint {
@@ -33,6 +33,8 @@ struct ResolvedPoint {
 	uint64_t period_ns = 0; // timers
 	uint64_t randomize_ns = 0; // timers: each period is period_ns +- up to this
 	bool tick_period = false;  // timer.profile: perf::cpu-clock every TICK_NSEC
+	bool in_jiffies = false;   // timer.jiffies: period_ns and randomize_ns count jiffies
+	uint32_t maxactive = 0;    // kretprobes: .maxactive(N), instances in flight (0: default)
 	SourceLoc loc;
 	// perf (sampling): the event ("perf::cpu-clock", "cycles", or
 	// "perf.type(T).config(C)"), one of period/freq, and the event's index
@@ -75,6 +77,12 @@ extern const ProbeProvider perf_provider;
 extern const ProbeProvider dwarf_kernel_provider;
 extern const ProbeProvider dwarf_module_provider;
 extern const ProbeProvider tracepoint_provider;
+extern const ProbeProvider never_provider;
+
+// ".maxactive(N)" right after ".return" at cs[at]: removed from cs, N in
+// out. False (reported) when it is malformed.
+bool take_maxactive(std::vector<ProbeComponent> &cs, size_t at, Diagnostics &diags,
+		    uint32_t &out);
 
 // Resolves any probe point, reporting unknown ones with the list of kinds.
 std::optional<ResolvedPoint> resolve_probe_point(const ProbePoint &pp, const ProbeContext &ctx);

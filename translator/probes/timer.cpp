@@ -1,21 +1,25 @@
 // timer.cpp - timer.ms(N), timer.us(N), timer.ns(N), timer.s(N),
-// timer.sec(N), timer.hz(N), each optionally .randomize(M) (M in the same
-// unit: every period is N +- a uniformly random part of M): periodic probes
-// on an hrtimer. timer.profile: on every CPU once per kernel tick, a
-// sampling probe on the perf::cpu-clock software event (period TICK_NSEC).
+// timer.sec(N), timer.hz(N), timer.jiffies(N), each optionally .randomize(M)
+// (M in the same unit: every period is N +- a uniformly random part of M):
+// periodic probes on an hrtimer (jiffies: N kernel ticks, TICK_NSEC each,
+// known when the module is built). timer.profile (or timer.profile.tick): on
+// every CPU once per kernel tick, a sampling probe on the perf::cpu-clock
+// software event (period TICK_NSEC).
+#include <string_view>
+
 #include "translator/probes/probe_kind.h"
 
 namespace stap_pmu {
 
 struct Unit {
 	const char *name;
-	uint64_t ns; // nanoseconds per unit; 0 for hz
+	uint64_t ns; // nanoseconds per unit; 0 for hz and jiffies
 };
 
 static const Unit units[] = {
 	{"s", 1000000000ull}, {"sec", 1000000000ull}, {"ms", 1000000ull}, {"msec", 1000000ull},
 	{"us", 1000ull},      {"usec", 1000ull},      {"ns", 1},          {"nsec", 1},
-	{"hz", 0},
+	{"hz", 0},           {"jiffies", 0},
 };
 
 // Shorter periods would let one script swamp a CPU with timer interrupts.
@@ -24,7 +28,8 @@ static constexpr uint64_t min_period_ns = 100000;
 static std::optional<ResolvedPoint> profile(const ProbePoint &pp, Diagnostics &diags)
 {
 	const auto &cs = pp.components;
-	if (cs[1].has_arg || cs.size() > 2) {
+	bool tick = cs.size() == 3 && cs[2].name == "tick" && !cs[2].has_arg;
+	if (cs[1].has_arg || (cs.size() > 2 && !tick)) {
 		diags.error(cs[1].has_arg ? cs[1].arg_loc : cs[2].loc,
 			    "timer.profile takes no argument and no suffix",
 			    "it fires on every CPU at each kernel tick");
@@ -40,9 +45,11 @@ static std::optional<ResolvedPoint> profile(const ProbePoint &pp, Diagnostics &d
 	return r;
 }
 
-// unit->ns * n, saturating (hz: the period of n per second)
+// unit->ns * n, saturating (hz: the period of n per second; jiffies: n)
 static uint64_t scaled(const Unit *unit, uint64_t n)
 {
+	if (std::string_view(unit->name) == "jiffies")
+		return n;
 	if (unit->ns == 0)
 		return 1000000000ull / n;
 	if (n > UINT64_MAX / unit->ns)
@@ -61,7 +68,7 @@ static std::optional<ResolvedPoint> resolve(const ProbePoint &pp, const ProbeCon
 		rnd = &cs[2];
 	if (cs.size() != 2 && !rnd) {
 		diags.error(cs.size() < 2 ? cs[0].loc : cs[2].loc,
-			    "expected timer.ms(N) (or s, us, ns, hz), optionally .randomize(M), or "
+			    "expected timer.ms(N) (or s, us, ns, hz, jiffies), optionally .randomize(M), or "
 			    "timer.profile in '" + probe_point_str(pp) + "'");
 		return std::nullopt;
 	}
@@ -72,7 +79,7 @@ static std::optional<ResolvedPoint> resolve(const ProbePoint &pp, const ProbeCon
 			unit = &u;
 	if (!unit) {
 		diags.error(c.loc, "unknown timer unit '" + c.name + "'",
-			    "use timer.s, timer.ms, timer.us, timer.ns or timer.hz");
+			    "use timer.s, timer.ms, timer.us, timer.ns, timer.hz or timer.jiffies");
 		return std::nullopt;
 	}
 	if (!c.has_arg || c.arg_is_string || c.num_arg <= 0) {
@@ -81,10 +88,11 @@ static std::optional<ResolvedPoint> resolve(const ProbePoint &pp, const ProbeCon
 		return std::nullopt;
 	}
 	uint64_t n = static_cast<uint64_t>(c.num_arg);
+	bool jiffies = c.name == "jiffies";
 	uint64_t period = scaled(unit, n);
 	uint64_t spread = 0;
 	if (rnd) {
-		if (unit->ns == 0) {
+		if (unit->ns == 0 && !jiffies) {
 			diags.error(rnd->loc, "timer.hz cannot be randomized",
 				    "use a period, e.g. timer.ms(10).randomize(2)");
 			return std::nullopt;
@@ -102,7 +110,8 @@ static std::optional<ResolvedPoint> resolve(const ProbePoint &pp, const ProbeCon
 			return std::nullopt;
 		}
 	}
-	if (period - spread < min_period_ns) {
+	// a jiffy is at least 1 ms (HZ at most 1000): any whole number is long enough
+	if (!jiffies && period - spread < min_period_ns) {
 		diags.error(c.arg_loc, "timer period " + std::to_string(period - spread) +
 					       " ns is shorter than the minimum of 100000 ns");
 		return std::nullopt;
@@ -111,6 +120,7 @@ static std::optional<ResolvedPoint> resolve(const ProbePoint &pp, const ProbeCon
 	r.kind = ProbeKind::Timer;
 	r.period_ns = period;
 	r.randomize_ns = spread;
+	r.in_jiffies = jiffies;
 	r.name = probe_point_str(pp);
 	r.loc = pp.loc;
 	return r;

@@ -13,7 +13,10 @@ SemaResult Checker::run()
 {
 	declare_globals();
 	declare_functions();
+	unsigned errors = diags_.error_count();
 	build_bodies();
+	if (diags_.error_count() == errors)
+		no_probes_left();
 	for (size_t i = 0; i < r_.bodies.size(); i++)
 		collect_assigned(*r_.bodies[i].body, r_.bodies[i].locals);
 	for (FunctionInfo &f : r_.functions)
@@ -51,6 +54,21 @@ void Checker::sampling_events()
 	}
 }
 
+// Every point optional and none resolved: SystemTap refuses the script
+// ("no probes left") rather than load a module that does nothing.
+void Checker::no_probes_left()
+{
+	if (!r_.instances.empty())
+		return;
+	for (const Probe &p : script_.probes)
+		if (!p.is_alias && !p.from_tapset) {
+			diags_.error(p.loc, "no probes left: every probe point is optional and "
+					    "none exists on this kernel",
+				     "drop the '?' to see why a point does not resolve");
+			return;
+		}
+}
+
 // ---- declarations ----
 void Checker::declare_globals()
 {
@@ -86,11 +104,9 @@ void Checker::declare_functions()
 		FunctionInfo fi;
 		fi.fn = &f;
 		fi.ret = f.ret;
-		fi.used = f.from_tapset ? false : true;
+		// embedded C is used when called (never-called C is not emitted)
+		fi.used = !f.from_tapset && f.body;
 		for (const Param &p : f.params) {
-			for (auto &q : fi.locals)
-				if (q->name == p.name)
-					diags_.error(p.loc, "parameter '" + p.name + "' is declared twice");
 			auto sym = std::make_unique<Symbol>();
 			sym->name = p.name;
 			sym->type = p.type;
@@ -234,32 +250,59 @@ void Checker::finish(bool report_unknown_locals)
 				(void)0;
 			continue;
 		}
-		if (g->type == Type::Unknown && !g->implicit)
+		if (g->type != Type::Unknown || g->implicit)
+			continue;
+		if (!g->read && !g->written)
 			diags_.warning(g->decl, "global '" + g->name + "' is never used");
+		else if (report_unknown_locals)
+			diags_.error(g->decl, "cannot infer the type of global '" + g->name + "'",
+				     "assign it a number or a string somewhere");
 	}
-	auto locals = [&](std::vector<std::unique_ptr<Symbol>> &ls) {
-		for (auto &l : ls) {
-			if (l->param && l->type == Type::Unknown) {
-				l->type = Type::Long; // a function never called
-				continue;
-			}
-			if (l->type == Type::Unknown && report_unknown_locals) {
-				diags_.error(l->decl, "cannot infer the type of '" + l->name + "'");
-				continue;
-			}
-			if (!l->read && !l->implicit && !l->param)
-				diags_.warning(l->decl, "variable '" + l->name + "' is assigned but never read");
-		}
-	};
 	for (ProbeBody &b : r_.bodies)
-		locals(b.locals);
+		finish_locals(b.locals, report_unknown_locals);
 	for (FunctionInfo &f : r_.functions) {
 		if (!f.used)
 			continue;
-		locals(f.locals);
+		finish_locals(f.locals, report_unknown_locals);
 		if (f.ret == Type::Unknown)
 			f.ret = Type::Void;
 	}
+	global_lock();
+}
+
+void Checker::finish_locals(std::vector<std::unique_ptr<Symbol>> &ls, bool report_unknown_locals)
+{
+	for (auto &l : ls) {
+		std::string hint = l->near.empty() ? "assign it first, or declare it with "
+						     "'global " + l->name + "'"
+						   : "did you mean '" + l->near + "'?";
+		// reported even after other errors: it is no consequence of them
+		if (l->never_assigned && l->type == Type::Unknown) {
+			diags_.error(l->decl, "cannot infer the type of '" + l->name +
+						      "', which is never assigned",
+				     hint);
+			continue;
+		}
+		if (l->never_assigned)
+			diags_.warning(l->decl, "local variable '" + l->name +
+							"' is read but never assigned: it is " +
+							(l->type == Type::String ? "\"\"" : "0"),
+				       hint);
+		if (l->param && l->type == Type::Unknown) {
+			l->type = Type::Long; // a function never called
+			continue;
+		}
+		if (l->type == Type::Unknown && report_unknown_locals) {
+			diags_.error(l->decl, "cannot infer the type of '" + l->name + "'");
+			continue;
+		}
+		if (!l->read && !l->implicit && !l->param)
+			diags_.warning(l->decl, "variable '" + l->name + "' is assigned but never read");
+	}
+}
+
+void Checker::global_lock()
+{
 	// the global lock: a body needs it when any function it calls does
 	bool again = true;
 	while (again) {

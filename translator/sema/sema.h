@@ -35,6 +35,8 @@ struct Symbol {
 	bool written = false;
 	bool param = false;
 	bool implicit = false; // foreach keys, catch variables: no unused warning
+	bool never_assigned = false; // a local only read: 0 or "" (warned)
+	std::string near;            // never_assigned: a visible name it may be a typo of
 	HistKind hist = HistKind::None;
 	int64_t hist_lo = 0, hist_hi = 0, hist_step = 0;
 	SourceLoc hist_loc;

@@ -97,6 +97,12 @@ Type Checker::binary(const Expr &e)
 		expect_type(*e.args[1], Type::String, "right operand of '.'");
 		return set(e, Type::String);
 	}
+	if (op == "=~" || op == "!~") {
+		expect_type(*e.args[0], Type::String, "left operand of '" + op + "'");
+		expr(*e.args[1]); // a string literal (the parser checked)
+		error(e.loc, "regular expression matching ('" + op + "') is not supported yet");
+		return set(e, Type::Long);
+	}
 	if (op == "==" || op == "!=" || op == "<" || op == ">" || op == "<=" || op == ">=") {
 		Type a = expr(*e.args[0]), b = expr(*e.args[1]);
 		if (a == Type::Unknown && b != Type::Unknown)

@@ -13,7 +13,7 @@
 namespace stap_pmu::sema_impl {
 
 const std::set<std::string> stat_ops = {"count", "sum", "min", "max", "avg", "variance"};
-constexpr int max_keys = 8;
+constexpr int max_keys = 9; // SystemTap's limit
 constexpr int64_t max_linear_buckets = 1000;
 constexpr int max_alias_depth = 16;
 
@@ -153,6 +153,12 @@ private:
 	Type pmu_call(const Expr &e);
 
 	void finish(bool report_unknown_locals);
+
+	void finish_locals(std::vector<std::unique_ptr<Symbol>> &ls, bool report_unknown_locals);
+
+	void global_lock();
+
+	void no_probes_left();
 
 	const Script &script_;
 	const KernelFacts &facts_; // the target kernel

@@ -41,11 +41,14 @@ Symbol *Checker::resolve_var(const Expr &e)
 	}
 	Symbol *sym = lookup(e.text);
 	if (!sym) {
+		// read, never assigned: a local that stays 0 or "" (SystemTap
+		// warns and goes on); finish() warns once, at the first read
 		std::string near = closest_name(e.text, visible_names());
-		error(e.loc, "undefined variable '" + e.text + "'",
-		      near.empty() ? "assign it first, or declare it with 'global " + e.text + "'"
-				   : "did you mean '" + near + "'?");
-		return nullptr;
+		add_local(*scope_.locals, e.text, e.loc, false);
+		sym = lookup(e.text);
+		sym->never_assigned = true;
+		sym->near = near;
+		changed_ = true;
 	}
 	r_.symbols[&e] = sym;
 	touch(*sym);
@@ -192,6 +195,11 @@ Type Checker::var(const Expr &e)
 			error(e.loc, "'$$return' used in a function; only probe bodies have it",
 			      "pass it to the function as an argument");
 		return set(e, ok ? Type::String : Type::Unknown);
+	}
+	if (e.text.size() > 2 && e.text[0] == '$' && e.text[1] != '$' && e.text.back() == '$') {
+		error(e.loc, "pretty-printing a target variable ('" + e.text + "') is not supported yet",
+		      "print its members one by one, e.g. $p->field");
+		return set(e, Type::String);
 	}
 	if (!e.text.empty() && e.text[0] == '$') {
 		target_var(e, e.text, false, false);

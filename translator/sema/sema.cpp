@@ -237,6 +237,11 @@ void Checker::finish(bool report_unknown_locals)
 		if (g->type == Type::Unknown && !g->implicit)
 			diags_.warning(g->decl, "global '" + g->name + "' is never used");
 	}
+	// a tapset alias sets variables for scripts that may not read them
+	std::set<const SourceFile *> tapset_files;
+	for (const Probe &p : script_.probes)
+		if (p.from_tapset)
+			tapset_files.insert(p.loc.file);
 	auto locals = [&](std::vector<std::unique_ptr<Symbol>> &ls) {
 		for (auto &l : ls) {
 			if (l->param && l->type == Type::Unknown) {
@@ -247,7 +252,7 @@ void Checker::finish(bool report_unknown_locals)
 				diags_.error(l->decl, "cannot infer the type of '" + l->name + "'");
 				continue;
 			}
-			if (!l->read && !l->implicit && !l->param)
+			if (!l->read && !l->implicit && !l->param && !tapset_files.count(l->decl.file))
 				diags_.warning(l->decl, "variable '" + l->name + "' is assigned but never read");
 		}
 	};

@@ -73,8 +73,7 @@ ParseOptions parse_options(const Cli &cli)
 	}
 	po.tapset_dirs = cli.include_dirs;
 	po.tapset_dirs.push_back(tapset_dir());
-	if (std::optional<std::string> d = syscall_tapsets(t))
-		po.tapset_dirs.push_back(*d);
+	po.syscall_tapsets = [t] { return syscall_tapsets(t); };
 	return po;
 }
 

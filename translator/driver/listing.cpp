@@ -150,6 +150,9 @@ Result<int> list_probes(const Cli &cli)
 	// aliases match component by component, as probe points do:
 	// 'syscall.*' lists syscall.read, not syscall.read.return
 	std::set<std::string> aliases;
+	if (may_name_syscall_alias(pat) && po.syscall_tapsets)
+		if (std::optional<std::string> d = po.syscall_tapsets())
+			po.tapset_dirs.push_back(*d);
 	for (const std::string &a : tapset_aliases(load_tapsets(po.tapset_dirs, po.pp)))
 		if (probe_name_matches(pat, a))
 			aliases.insert(a);

@@ -159,6 +159,7 @@ TEST(Syscalls, GeneratedTapset)
 		     "\tname = \"getpid\"\n\targstr = \"\"\n}\n",
 		     "probe syscall.fstat = kprobe.function(\"__x64_sys_newfstat\") {",
 		     "\tstart = kernel_long(__regs + 112)\n", // mmap: arch code, SystemTap's names
+		     "\tretstr = __syscall_retstr_addr(retval)\n",
 		     "\toffset = kernel_long(__regs + 64)\n",
 		     "probe syscall.odd = kprobe.function(\"__x64_sys_odd\") {\n"
 		     "\tname = \"odd\"\n\targstr = \"\"\n}\n",

@@ -430,9 +430,12 @@ std::string generate_tapset(const std::vector<Syscall> &protos,
 		std::string point = "kprobe.function(\"" + prefix + call + "\")";
 		o << "\n";
 		entry_alias(o, alias, s, point + opt, arch);
+		// calls returning an address print it in hex, as SystemTap does
+		bool addr = call == "mmap" || call == "mmap_pgoff" || call == "brk" ||
+			    call == "mremap" || call == "shmat";
 		o << "probe syscall." << alias << ".return = " << point << ".return" << opt
-		  << " {\n\tname = \"" << alias
-		  << "\"\n\tretval = returnval()\n\tretstr = __syscall_retstr(retval)\n}\n";
+		  << " {\n\tname = \"" << alias << "\"\n\tretval = returnval()\n\tretstr = "
+		  << (addr ? "__syscall_retstr_addr" : "__syscall_retstr") << "(retval)\n}\n";
 		o << "probe nd_syscall." << alias << " = syscall." << alias << " { }\n";
 		o << "probe nd_syscall." << alias << ".return = syscall." << alias
 		  << ".return { }\n";
@@ -443,7 +446,7 @@ std::string generate_tapset(const std::vector<Syscall> &protos,
 namespace {
 
 // Bump when generate_tapset's output changes: the cache keeps old files.
-constexpr const char *generator_version = "1";
+constexpr const char *generator_version = "2";
 
 // The wrappers (names without the prefix) kprobes can probe; nullopt when
 // the kernel's symbol table cannot be read.

@@ -1,6 +1,8 @@
 // kernel_facts.cpp - the target kernel's facts for passes 1 and 2.
 #include "translator/driver/kernel_facts.h"
 
+#include <iostream>
+
 #include "translator/builder/tracequery_build.h"
 #include "translator/kernelinfo/kernel.h"
 #include "translator/kernelinfo/syscalls.h"
@@ -47,14 +49,26 @@ TreeFacts preproc_facts(const Cli &cli)
 
 // The target kernel's generated syscall.* tapset (kernelinfo/syscalls.h),
 // when its tree has the prototypes; without, those aliases do not exist.
-std::optional<std::string> syscall_tapsets(const TreeFacts &t)
+// With -v, a note of what it holds (SystemTap's '?': calls the kernel lacks
+// are skipped).
+std::optional<std::string> syscall_tapsets(const TreeFacts &t, bool verbose)
 {
 	if (t.tree.empty())
 		return std::nullopt;
 	Result<syscalls::GeneratedTapset> g =
 		syscalls::tapset_dir(t.tree, t.pp.kernel_vr, t.pp.arch, t.pp.config);
-	if (!g)
+	if (!g) {
+		if (verbose)
+			std::cerr << "stap-pmu: no syscall.* aliases: " << g.error().what << "\n";
 		return std::nullopt;
+	}
+	if (verbose && !g->checked)
+		std::cerr << "stap-pmu: syscall.* aliases of " << t.pp.kernel_vr
+			  << " not checked against its symbol table: each probe point is optional\n";
+	else if (verbose && g->generated)
+		std::cerr << "stap-pmu: syscall.* aliases of " << t.pp.kernel_vr << ": " << g->aliases
+			  << " system calls; " << g->lacking
+			  << " of syscalls.h have no wrapper in the kernel, skipped\n";
 	return g->dir;
 }
 
@@ -73,7 +87,7 @@ ParseOptions parse_options(const Cli &cli)
 	}
 	po.tapset_dirs = cli.include_dirs;
 	po.tapset_dirs.push_back(tapset_dir());
-	po.syscall_tapsets = [t] { return syscall_tapsets(t); };
+	po.syscall_tapsets = [t, verbose = cli.verbose > 0] { return syscall_tapsets(t, verbose); };
 	return po;
 }
 

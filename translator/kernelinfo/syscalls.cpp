@@ -465,8 +465,10 @@ std::optional<std::set<std::string>> wrappers(const std::string &release, const 
 	for (const ksyms::Symbol &s : t->symbols())
 		// a weak wrapper is the COND_SYSCALL stub of a call the kernel
 		// was built without (it returns -ENOSYS)
+		// (a name with a '.' is a part of one the compiler split off: .cold)
 		if (s.name.rfind(prefix, 0) == 0 && t->is_text(s) && s.type != 'W' &&
-		    s.type != 'w' && t->why_not_probeable(s.name).empty())
+		    s.type != 'w' && s.name.find('.') == std::string::npos &&
+		    t->why_not_probeable(s.name).empty())
 			out.insert(s.name.substr(prefix.size()));
 	return out;
 }
@@ -490,13 +492,19 @@ Result<GeneratedTapset> tapset_dir(const std::string &tree, const std::string &r
 		return fail("cannot read " + *header);
 	std::optional<std::set<std::string>> present = wrappers(release, arch);
 	g.checked = present.has_value();
-	g.aliases = present ? present->size() : 0;
+	g.generated = true;
+	std::vector<Syscall> protos = parse_prototypes(*text, config);
+	if (present) {
+		g.aliases = present->size() - present->count("ni_syscall");
+		for (const Syscall &s : protos)
+			g.lacking += !present->count(s.name) && s.name != "ni_syscall";
+	}
 	if (!g.checked) {
 		// every point optional; not kept for a run that can read the symbols
 		g.dir += "-unchecked";
 		file = g.dir + "/syscall_aliases.stp";
 	}
-	std::string out = generate_tapset(parse_prototypes(*text, config), present, arch);
+	std::string out = generate_tapset(protos, present, arch);
 	std::error_code ec;
 	std::filesystem::create_directories(g.dir, ec);
 	std::string tmp = file + "." + std::to_string(getpid());

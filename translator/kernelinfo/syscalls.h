@@ -60,8 +60,10 @@ std::string generate_tapset(const std::vector<Syscall> &protos,
 // read (else every probe point is optional).
 struct GeneratedTapset {
 	std::string dir;
-	size_t aliases = 0;  // syscalls with aliases
-	bool checked = true; // wrappers checked against the symbol table
+	bool generated = false; // written by this call (else from the cache)
+	size_t aliases = 0;     // syscalls with aliases (when generated)
+	size_t lacking = 0;     // prototypes without a wrapper: skipped (when generated)
+	bool checked = true;    // wrappers checked against the symbol table
 };
 Result<GeneratedTapset> tapset_dir(const std::string &tree, const std::string &release,
 				   const std::string &arch,

@@ -3,6 +3,8 @@
  *   pmu-workload getpid N   N raw getpid system calls, exactly N (syscall(SYS_getpid))
  *   pmu-workload read N     N one-byte read()s from /dev/zero
  *   pmu-workload spin MS    busy loop for MS milliseconds of CLOCK_MONOTONIC
+ *   pmu-workload signal N   sends itself SIGUSR1 N times (kill), each handled
+ *   pmu-workload fault N    writes to N fresh anonymous pages: N write page faults
  *   pmu-workload phases SLEEP_MS SPIN_MS
  *                           per-thread counting phases, each bracketed by raw getpid
  *                           calls (guest.pmu_thread_task_clock):
@@ -26,6 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <signal.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -35,7 +39,8 @@ static void usage(const char *msg)
 {
 	if (msg)
 		fprintf(stderr, "pmu-workload: %s\n", msg);
-	fprintf(stderr, "usage: pmu-workload getpid N | read N | spin MS | phases SLEEP_MS SPIN_MS\n");
+	fprintf(stderr, "usage: pmu-workload getpid N | read N | spin MS | signal N | fault N |"
+			" phases SLEEP_MS SPIN_MS\n");
 	exit(2);
 }
 
@@ -80,6 +85,46 @@ static int do_read(long long n)
 		}
 	}
 	close(fd);
+	return 0;
+}
+
+static volatile sig_atomic_t handled;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	handled++;
+}
+
+static int do_signal(long long n)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1;
+	if (sigaction(SIGUSR1, &sa, NULL) < 0) {
+		fprintf(stderr, "pmu-workload: sigaction: %s\n", strerror(errno));
+		return 1;
+	}
+	for (long long i = 0; i < n; i++)
+		kill(getpid(), SIGUSR1);
+	return 0;
+}
+
+static int do_fault(long long n)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, (size_t)(n ? n : 1) * page, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED) {
+		fprintf(stderr, "pmu-workload: mmap: %s\n", strerror(errno));
+		return 1;
+	}
+	/* no transparent huge pages: one fault per page */
+	madvise(p, (size_t)(n ? n : 1) * page, MADV_NOHUGEPAGE);
+	for (long long i = 0; i < n; i++)
+		((volatile char *)p)[i * page] = 1;
 	return 0;
 }
 
@@ -178,6 +223,13 @@ int main(int argc, char **argv)
 		return do_getpid(n);
 	if (strcmp(argv[1], "read") == 0)
 		return do_read(n);
+	if (strcmp(argv[1], "signal") == 0)
+		return do_signal(n);
+	if (strcmp(argv[1], "fault") == 0) {
+		if (n > 1000000)
+			usage("fault: at most 1000000 pages");
+		return do_fault(n);
+	}
 	if (strcmp(argv[1], "spin") == 0) {
 		if (n > 86400000LL)
 			usage("spin: at most 86400000 ms");

@@ -1,8 +1,11 @@
 // kernel_facts.cpp - the target kernel's facts for passes 1 and 2.
 #include "translator/driver/kernel_facts.h"
 
+#include <iostream>
+
 #include "translator/builder/tracequery_build.h"
 #include "translator/kernelinfo/kernel.h"
+#include "translator/kernelinfo/syscalls.h"
 #include "translator/kernelinfo/target_facts.h"
 #include "translator/support/paths.h"
 
@@ -10,9 +13,19 @@ namespace stap_pmu {
 
 namespace {
 
+struct TreeFacts {
+	PreprocInput pp;
+	std::string tree; // "" : no tree
+};
+
+TreeFacts from_tree(const std::string &dir, const std::string &release, const std::string &arch)
+{
+	return {preproc_input_from_tree(dir, release, arch), dir};
+}
+
 // Kernel facts for %( %) conditionals: the tree pass 4 will build against
 // (the guest's with --vm); the host's uname when there is none.
-PreprocInput preproc_facts(const Cli &cli)
+TreeFacts preproc_facts(const Cli &cli)
 {
 	std::string arch = !cli.arch.empty() ? cli.arch : cli.vm_arch;
 	if (!arch.empty() && kernel::normalize_arch(arch) != kernel::host_debian_arch()) {
@@ -20,18 +33,43 @@ PreprocInput preproc_facts(const Cli &cli)
 		Result<kernel::GuestKernel> g =
 			kernel::find_foreign_kernel(kernel::normalize_arch(arch), cli.release);
 		if (g)
-			return preproc_input_from_tree(g->build_dir, g->release, g->arch);
+			return from_tree(g->build_dir, g->release, g->arch);
 		PreprocInput in = host_preproc_input();
 		in.arch = kernel::normalize_arch(arch) == "arm64" ? "arm64" : arch;
-		return in;
+		return {in, ""};
 	}
 	if (cli.vm) {
 		Result<kernel::GuestKernel> g = kernel::find_guest_kernel(cli.release, false, false);
-		return g ? preproc_input_from_tree(g->build_dir, g->release, g->arch)
-			 : host_preproc_input();
+		return g ? from_tree(g->build_dir, g->release, g->arch)
+			 : TreeFacts{host_preproc_input(), ""};
 	}
 	Result<kernel::BuildTree> t = kernel::find_build_tree(cli.release);
-	return t ? preproc_input_from_tree(t->dir, t->release, t->arch) : host_preproc_input();
+	return t ? from_tree(t->dir, t->release, t->arch) : TreeFacts{host_preproc_input(), ""};
+}
+
+// The target kernel's generated syscall.* tapset (kernelinfo/syscalls.h),
+// when its tree has the prototypes; without, those aliases do not exist.
+// With -v, a note of what it holds (SystemTap's '?': calls the kernel lacks
+// are skipped).
+std::optional<std::string> syscall_tapsets(const TreeFacts &t, bool verbose)
+{
+	if (t.tree.empty())
+		return std::nullopt;
+	Result<syscalls::GeneratedTapset> g =
+		syscalls::tapset_dir(t.tree, t.pp.kernel_vr, t.pp.arch, t.pp.config);
+	if (!g) {
+		if (verbose)
+			std::cerr << "stap-pmu: no syscall.* aliases: " << g.error().what << "\n";
+		return std::nullopt;
+	}
+	if (verbose && !g->checked)
+		std::cerr << "stap-pmu: syscall.* aliases of " << t.pp.kernel_vr
+			  << " not checked against its symbol table: each probe point is optional\n";
+	else if (verbose && g->generated)
+		std::cerr << "stap-pmu: syscall.* aliases of " << t.pp.kernel_vr << ": " << g->aliases
+			  << " system calls; " << g->lacking
+			  << " of syscalls.h have no wrapper in the kernel, skipped\n";
+	return g->dir;
 }
 
 } // namespace
@@ -39,7 +77,8 @@ PreprocInput preproc_facts(const Cli &cli)
 ParseOptions parse_options(const Cli &cli)
 {
 	ParseOptions po;
-	po.pp = preproc_facts(cli);
+	TreeFacts t = preproc_facts(cli);
+	po.pp = t.pp;
 	po.pp.guru = cli.guru;
 	po.pp.args = cli.script_args;
 	for (const std::string &d : cli.defines) {
@@ -48,6 +87,7 @@ ParseOptions parse_options(const Cli &cli)
 	}
 	po.tapset_dirs = cli.include_dirs;
 	po.tapset_dirs.push_back(tapset_dir());
+	po.syscall_tapsets = [t, verbose = cli.verbose > 0] { return syscall_tapsets(t, verbose); };
 	return po;
 }
 

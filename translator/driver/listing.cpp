@@ -147,8 +147,15 @@ Result<int> list_probes(const Cli &cli)
 					  "perf.event(\"E\").sample(N)", "perf.event(\"E\").hz(N)",
 					  "perf.type(T).config(C).sample(N)",
 					  "perf.type(T).config(C).hz(N)"};
+	// aliases match component by component, as probe points do:
+	// 'syscall.*' lists syscall.read, not syscall.read.return
+	std::set<std::string> aliases;
+	if (may_name_syscall_alias(pat) && po.syscall_tapsets)
+		if (std::optional<std::string> d = po.syscall_tapsets())
+			po.tapset_dirs.push_back(*d);
 	for (const std::string &a : tapset_aliases(load_tapsets(po.tapset_dirs, po.pp)))
-		names.push_back(a);
+		if (probe_name_matches(pat, a))
+			aliases.insert(a);
 	const std::string kp = "kprobe.function(\"";
 	if (pat.rfind("kprobe", 0) == 0) {
 		std::string sym_glob = "*";
@@ -164,14 +171,13 @@ Result<int> list_probes(const Cli &cli)
 			names.push_back(kp + sym + "\").return");
 		}
 	}
-	std::sort(names.begin(), names.end());
-	int n = 0;
+	std::set<std::string> out = aliases;
 	for (const std::string &name : names)
-		if (fnmatch(pat.c_str(), name.c_str(), 0) == 0) {
-			std::cout << name << "\n";
-			n++;
-		}
-	return n ? 0 : 1;
+		if (fnmatch(pat.c_str(), name.c_str(), 0) == 0)
+			out.insert(name);
+	for (const std::string &name : out)
+		std::cout << name << "\n";
+	return out.empty() ? 1 : 0;
 }
 
 } // namespace stap_pmu

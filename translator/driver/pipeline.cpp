@@ -1,6 +1,8 @@
 // pipeline.cpp - running the passes.
 #include "translator/driver/pipeline.h"
 
+#include <fnmatch.h>
+
 #include <cinttypes>
 #include <cstdio>
 #include <ostream>
@@ -31,10 +33,25 @@ Parsed parse_pass(std::unique_ptr<SourceFile> source, const ParseOptions &opts,
 	if (!diags.has_errors() && !any)
 		diags.error({p.source.get(), 1, 1}, "script has no probes",
 			    "add one, e.g. probe begin { printf(\"hello\\n\"); exit() }");
-	if (!diags.has_errors() && !opts.tapset_dirs.empty())
-		p.tapset_sources = resolve_tapsets(p.script, load_tapsets(opts.tapset_dirs, opts.pp),
+	std::vector<std::string> dirs = opts.tapset_dirs;
+	bool syscalls = false;
+	for (const Probe &pr : p.script.probes)
+		for (const ProbePoint &pp : pr.points)
+			syscalls |= may_name_syscall_alias(probe_point_str(pp));
+	if (syscalls && opts.syscall_tapsets)
+		if (std::optional<std::string> d = opts.syscall_tapsets())
+			dirs.push_back(*d);
+	if (!diags.has_errors() && !dirs.empty())
+		p.tapset_sources = resolve_tapsets(p.script, load_tapsets(dirs, opts.pp),
 						   builtin_names(), diags);
 	return p;
+}
+
+bool may_name_syscall_alias(const std::string &point)
+{
+	std::string first = point.substr(0, point.find_first_of(".("));
+	return fnmatch(first.c_str(), "syscall", 0) == 0 ||
+	       fnmatch(first.c_str(), "nd_syscall", 0) == 0;
 }
 
 Elaborated elaborate_pass(const Parsed &p, const TranslateOptions &opts, const KernelFacts *facts,

@@ -2,7 +2,9 @@
 // output: parse (-p1), elaborate (-p2: sema + PMU tables), translate (-p3: C).
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,7 +39,15 @@ struct TranslateOptions {
 struct ParseOptions {
 	PreprocInput pp = host_preproc_input();
 	std::vector<std::string> tapset_dirs; // searched in order; empty: none
+	// The directory of the target kernel's generated syscall.* tapset
+	// (kernelinfo/syscalls.h), asked for only when a probe point could
+	// name one of its aliases; empty or nullopt: none.
+	std::function<std::optional<std::string>()> syscall_tapsets;
 };
+
+// Whether a probe point of the pattern (probe_point_str form, wildcards
+// allowed) could name a syscall.* or nd_syscall.* alias.
+bool may_name_syscall_alias(const std::string &point);
 
 struct Parsed {
 	std::unique_ptr<SourceFile> source;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fnmatch.h>
 #include <set>
 
 #include "translator/frontend/parser.h"
@@ -93,7 +94,57 @@ std::set<std::string> needs(const Script &s, const std::set<std::string> &builti
 	return out;
 }
 
+// A probe point's components, split at the dots outside arguments.
+std::vector<std::string> components(const std::string &point)
+{
+	std::vector<std::string> out(1);
+	int depth = 0;
+	bool quoted = false;
+	for (size_t i = 0; i < point.size(); i++) {
+		char c = point[i];
+		if (quoted && c == '\\' && i + 1 < point.size()) {
+			out.back() += c;
+			c = point[++i];
+		} else if (c == '"') {
+			quoted = !quoted;
+		} else if (!quoted && c == '(') {
+			depth++;
+		} else if (!quoted && c == ')') {
+			depth--;
+		} else if (!quoted && depth == 0 && c == '.') {
+			out.emplace_back();
+			continue;
+		}
+		out.back() += c;
+	}
+	return out;
+}
+
 } // namespace
+
+bool has_wildcard(const std::string &point)
+{
+	for (const std::string &c : components(point))
+		if (c.substr(0, c.find('(')).find_first_of("*?[") != std::string::npos)
+			return true;
+	return false;
+}
+
+bool probe_name_matches(const std::string &pattern, const std::string &name)
+{
+	std::vector<std::string> p = components(pattern), n = components(name);
+	if (p.size() != n.size())
+		return false;
+	for (size_t i = 0; i < p.size(); i++) {
+		size_t pa = p[i].find('('), na = n[i].find('(');
+		std::string pn = p[i].substr(0, pa), nn = n[i].substr(0, na);
+		std::string parg = pa == std::string::npos ? "" : p[i].substr(pa);
+		std::string narg = na == std::string::npos ? "" : n[i].substr(na);
+		if (parg != narg || fnmatch(pn.c_str(), nn.c_str(), 0) != 0)
+			return false;
+	}
+	return true;
+}
 
 std::vector<TapsetFile> load_tapsets(const std::vector<std::string> &dirs, const PreprocInput &pp)
 {
@@ -161,6 +212,12 @@ std::vector<std::unique_ptr<SourceFile>> resolve_tapsets(Script &script,
 			bool hit = false;
 			for (const std::string &d : tapsets[i].defines)
 				hit |= want.count(d) != 0;
+			// probe syscall.*: a wildcard over the aliases a tapset defines
+			for (const std::string &w : want)
+				if (!hit && has_wildcard(w))
+					for (const std::string &d : tapsets[i].defines)
+						if (!hit && probe_name_matches(w, d))
+							hit = true;
 			if (!hit)
 				continue;
 			taken[i] = again = true;

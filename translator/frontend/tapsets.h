@@ -34,6 +34,13 @@ std::vector<std::unique_ptr<SourceFile>> resolve_tapsets(Script &script,
 							 const std::set<std::string> &builtins,
 							 Diagnostics &diags);
 
+// Whether the probe point name (probe_point_str form) matches pattern, a
+// probe point that may hold wildcards ('*', '?', '[...]') in its component
+// names: component by component, so that "syscall.*" matches
+// "syscall.read" but not "syscall.read.return"; arguments compare equal.
+bool probe_name_matches(const std::string &pattern, const std::string &name);
+bool has_wildcard(const std::string &point);
+
 // Probe alias names the tapsets define (for -l / -L).
 std::vector<std::string> tapset_aliases(const std::vector<TapsetFile> &tapsets);
 

@@ -296,9 +296,18 @@ void Checker::finish_locals(std::vector<std::unique_ptr<Symbol>> &ls, bool repor
 			diags_.error(l->decl, "cannot infer the type of '" + l->name + "'");
 			continue;
 		}
-		if (!l->read && !l->implicit && !l->param)
+		// a tapset alias sets variables for scripts that may not read them
+		if (!l->read && !l->implicit && !l->param && !tapset_file(l->decl.file))
 			diags_.warning(l->decl, "variable '" + l->name + "' is assigned but never read");
 	}
+}
+
+bool Checker::tapset_file(const SourceFile *f) const
+{
+	for (const Probe &p : script_.probes)
+		if (p.from_tapset && p.loc.file == f)
+			return true;
+	return false;
 }
 
 void Checker::global_lock()

@@ -6,6 +6,7 @@
 #include <fnmatch.h>
 
 #include <functional>
+#include <map>
 
 #include "translator/sema/builtins.h"
 #include "translator/support/suggest.h"
@@ -45,7 +46,12 @@ private:
 
 	static bool is_special_builtin(const std::string &n);
 
-	const Probe *find_alias(const ProbePoint &pp);
+	// The aliases whose name is pp, or that pp's wildcards match (each
+	// alias once, in the script's order).
+	std::vector<const Probe *> find_aliases(const ProbePoint &pp);
+	// alias name -> its alias, built on the first lookup
+	std::multimap<std::string, const Probe *> alias_index_;
+	bool alias_index_built_ = false;
 
 	// One expansion of a point: resolved points and the bodies around the
 	// user's body (alias prologues before, epilogues after).
@@ -155,6 +161,7 @@ private:
 	void finish(bool report_unknown_locals);
 
 	void finish_locals(std::vector<std::unique_ptr<Symbol>> &ls, bool report_unknown_locals);
+	bool tapset_file(const SourceFile *f) const; // a probe of f comes from a tapset
 
 	void global_lock();
 

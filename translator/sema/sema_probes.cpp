@@ -1,18 +1,36 @@
 // sema_probes.cpp - Checker: probe point resolution, alias expansion, probe bodies.
 #include "translator/sema/sema_impl.h"
 
+#include <algorithm>
+
+#include "translator/frontend/tapsets.h"
+
 namespace stap_pmu::sema_impl {
 
-// An alias whose name matches pp (exactly, or pp's glob matching it).
-const Probe *Checker::find_alias(const ProbePoint &pp)
+// The aliases whose name is pp, or whose name pp's wildcards match.
+std::vector<const Probe *> Checker::find_aliases(const ProbePoint &pp)
 {
+	if (!alias_index_built_) {
+		for (const Probe &p : script_.probes)
+			if (p.is_alias)
+				for (const ProbePoint &n : p.alias_names)
+					alias_index_.emplace(probe_point_str(n), &p);
+		alias_index_built_ = true;
+	}
 	std::string want = probe_point_str(pp);
-	for (const Probe &p : script_.probes)
-		if (p.is_alias)
-			for (const ProbePoint &n : p.alias_names)
-				if (probe_point_str(n) == want)
-					return &p;
-	return nullptr;
+	std::vector<const Probe *> out;
+	auto add = [&](const Probe *p) {
+		if (std::find(out.begin(), out.end(), p) == out.end())
+			out.push_back(p);
+	};
+	auto exact = alias_index_.lower_bound(want); // the first alias of that name
+	if (exact != alias_index_.end() && exact->first == want)
+		return {exact->second};
+	if (has_wildcard(want))
+		for (const auto &[name, p] : alias_index_)
+			if (probe_name_matches(want, name))
+				add(p);
+	return out;
 }
 
 bool Checker::expand(const ProbePoint &pp, int depth, std::vector<Expansion> &out, bool optional)
@@ -21,8 +39,8 @@ bool Checker::expand(const ProbePoint &pp, int depth, std::vector<Expansion> &ou
 		diags_.error(pp.loc, "probe alias expansion is recursive or too deep");
 		return false;
 	}
-	const Probe *alias = find_alias(pp);
-	if (!alias) {
+	std::vector<const Probe *> aliases = find_aliases(pp);
+	if (aliases.empty()) {
 		Expansion e;
 		Diagnostics scratch;
 		auto rps = resolve_probe_points(pp, ProbeContext{optional ? scratch : diags_, facts_});
@@ -35,23 +53,21 @@ bool Checker::expand(const ProbePoint &pp, int depth, std::vector<Expansion> &ou
 		out.push_back(std::move(e));
 		return true;
 	}
-	bool any = false;
-	for (const ProbePoint &inner : alias->points) {
-		std::vector<Expansion> sub;
-		if (!expand(inner, depth + 1, sub, optional || inner.optional))
-			return false;
-		for (Expansion &e : sub) {
-			if (alias->epilogue)
-				e.after.push_back(alias->body.get());
-			else
-				e.before.insert(e.before.begin(), alias->body.get());
-			if (pp.cond)
-				e.conds.push_back(pp.cond.get());
-			out.push_back(std::move(e));
-			any = true;
+	for (const Probe *alias : aliases)
+		for (const ProbePoint &inner : alias->points) {
+			std::vector<Expansion> sub;
+			if (!expand(inner, depth + 1, sub, optional || inner.optional))
+				return false;
+			for (Expansion &e : sub) {
+				if (alias->epilogue)
+					e.after.push_back(alias->body.get());
+				else
+					e.before.insert(e.before.begin(), alias->body.get());
+				if (pp.cond)
+					e.conds.push_back(pp.cond.get());
+				out.push_back(std::move(e));
+			}
 		}
-	}
-	(void)any;
 	return true;
 }
 

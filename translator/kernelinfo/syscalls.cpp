@@ -1,0 +1,523 @@
+// syscalls.cpp - system call prototypes from include/linux/syscalls.h and
+// the syscall.* / nd_syscall.* tapset text made from them.
+#include "translator/kernelinfo/syscalls.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <fstream>
+#include <unistd.h>
+#include <filesystem>
+#include <sstream>
+#include <utility>
+
+#include "translator/kernelinfo/kallsyms.h"
+#include "translator/kernelinfo/kernel.h"
+#include "translator/kernelinfo/target_facts.h"
+#include "translator/support/file.h"
+#include "translator/support/text.h"
+
+namespace stap_pmu::syscalls {
+
+namespace {
+
+using text::trim;
+
+bool is_file(const std::string &p)
+{
+	std::error_code ec;
+	return std::filesystem::is_regular_file(p, ec);
+}
+
+// text with /* */ and // comments blanked (newlines kept)
+std::string strip_comments(std::string_view t)
+{
+	std::string out(t);
+	for (size_t i = 0; i + 1 < out.size(); i++) {
+		if (out[i] == '/' && out[i + 1] == '*') {
+			size_t e = out.find("*/", i + 2);
+			e = e == std::string::npos ? out.size() : e + 2;
+			for (size_t k = i; k < e; k++)
+				if (out[k] != '\n')
+					out[k] = ' ';
+			i = e - 1;
+		} else if (out[i] == '/' && out[i + 1] == '/') {
+			for (; i < out.size() && out[i] != '\n'; i++)
+				out[i] = ' ';
+		}
+	}
+	return out;
+}
+
+// A preprocessor condition: 1 true, 0 false, -1 not known. Only
+// CONFIG_X, defined(CONFIG_X) and their negation with '!' are known.
+int condition(std::string c, const std::map<std::string, std::string> &config)
+{
+	c = trim(c);
+	bool neg = false;
+	if (!c.empty() && c[0] == '!') {
+		neg = true;
+		c = trim(c.substr(1));
+	}
+	if (c.rfind("defined", 0) == 0) {
+		c = trim(c.substr(7));
+		if (c.size() < 2 || c.front() != '(' || c.back() != ')')
+			return -1;
+		c = trim(c.substr(1, c.size() - 2));
+	}
+	if (c.rfind("CONFIG_", 0) != 0 ||
+	    !std::all_of(c.begin(), c.end(), [](char ch) { return isalnum((unsigned char)ch) || ch == '_'; }))
+		return -1;
+	// its prototypes are the wrappers' arguments: read them
+	bool set = c != "CONFIG_ARCH_HAS_SYSCALL_WRAPPER" && config.count(c) &&
+		   config.at(c) != "n";
+	return set != neg;
+}
+
+struct Cond {
+	bool active;     // this branch's lines are read
+	bool taken;      // an earlier branch was known true
+	bool outer;      // the enclosing block is active
+};
+
+// The code (no preprocessor lines, continuations included) that config selects.
+std::string active_code(std::string_view text, const std::map<std::string, std::string> &config)
+{
+	std::string code = strip_comments(text), out;
+	std::vector<Cond> stack;
+	std::istringstream in(code);
+	std::string line;
+	bool cont = false; // inside a preprocessor line's continuation
+	while (std::getline(in, line)) {
+		std::string t = trim(line);
+		bool directive = cont || (!t.empty() && t[0] == '#');
+		cont = directive && !t.empty() && t.back() == '\\';
+		if (!directive) {
+			if (stack.empty() || stack.back().active)
+				out += line + "\n";
+			continue;
+		}
+		if (t[0] != '#')
+			continue;
+		std::string d = trim(t.substr(1));
+		size_t sp = d.find_first_of(" \t(");
+		std::string word = d.substr(0, sp), arg = sp == std::string::npos ? "" : d.substr(sp);
+		bool outer = stack.empty() || stack.back().active;
+		if (word == "if" || word == "ifdef" || word == "ifndef") {
+			int v = word == "if" ? condition(arg, config)
+					     : condition((word == "ifndef" ? "!" : "") + arg, config);
+			stack.push_back({outer && v != 0, v == 1, outer});
+		} else if ((word == "elif" || word == "else") && !stack.empty()) {
+			Cond &c = stack.back();
+			int v = word == "else" ? 1 : condition(arg, config);
+			c.active = c.outer && !c.taken && v != 0;
+			c.taken |= v == 1;
+		} else if (word == "endif" && !stack.empty()) {
+			stack.pop_back();
+		}
+	}
+	return out;
+}
+
+bool is_ident(char c) { return isalnum((unsigned char)c) || c == '_'; }
+
+Arg parse_arg(std::string a, size_t index)
+{
+	a = trim(a);
+	size_t e = a.size();
+	while (e && is_ident(a[e - 1]))
+		e--;
+	std::string last = a.substr(e);
+	static const std::set<std::string> type_words = {"int", "long", "char", "short",
+							 "unsigned", "signed"};
+	bool named = e > 0 && !last.empty() && !type_words.count(last) &&
+		     a.find_first_not_of(" \t", 0) < e && trim(a.substr(0, e)) != "struct" &&
+		     trim(a.substr(0, e)) != "union";
+	if (!named)
+		return {a, "arg" + std::to_string(index + 1)};
+	return {trim(a.substr(0, e)), last};
+}
+
+std::vector<Arg> parse_args(const std::string &list)
+{
+	std::vector<Arg> args;
+	std::string t = trim(list);
+	if (t.empty() || t == "void")
+		return args;
+	std::string cur;
+	for (char c : t) {
+		if (c == ',') {
+			args.push_back(parse_arg(cur, args.size()));
+			cur.clear();
+		} else {
+			cur += c == '\n' || c == '\t' ? ' ' : c;
+		}
+	}
+	args.push_back(parse_arg(cur, args.size()));
+	return args;
+}
+
+} // namespace
+
+std::vector<Syscall> parse_prototypes(std::string_view text,
+				      const std::map<std::string, std::string> &config)
+{
+	std::string code = active_code(text, config);
+	std::vector<Syscall> out;
+	std::set<std::string> seen;
+	const std::string key = "asmlinkage long sys_";
+	for (size_t p = code.find(key); p != std::string::npos; p = code.find(key, p + 1)) {
+		size_t n = p + key.size(), e = n;
+		while (e < code.size() && is_ident(code[e]))
+			e++;
+		size_t open = code.find_first_not_of(" \t\n", e);
+		if (open == std::string::npos || code[open] != '(')
+			continue;
+		size_t close = code.find(')', open);
+		if (close == std::string::npos)
+			break;
+		Syscall s;
+		s.name = code.substr(n, e - n);
+		s.args = parse_args(code.substr(open + 1, close - open - 1));
+		if (seen.insert(s.name).second)
+			out.push_back(std::move(s));
+	}
+	return out;
+}
+
+Result<std::string> find_header(const std::string &tree)
+{
+	std::string own = tree + "/include/linux/syscalls.h";
+	if (is_file(own))
+		return own;
+	// Debian: the arch tree's Makefile is "include <common tree>/Makefile"
+	std::optional<std::string> mk = sys::read_file(tree + "/Makefile");
+	if (mk) {
+		std::istringstream in(*mk);
+		std::string line;
+		while (std::getline(in, line)) {
+			if (line.rfind("include ", 0) != 0)
+				continue;
+			std::string inc = trim(line.substr(8));
+			size_t slash = inc.rfind('/');
+			if (slash == std::string::npos)
+				continue;
+			std::string h = inc.substr(0, slash) + "/include/linux/syscalls.h";
+			if (is_file(h))
+				return h;
+		}
+	}
+	return fail("no include/linux/syscalls.h in the kernel tree " + tree,
+		    "install the kernel's headers package, which carries it");
+}
+
+std::string wrapper_prefix(const std::string &arch)
+{
+	return arch == "arm64" || arch == "aarch64" ? "__arm64_sys_" : "__x64_sys_";
+}
+
+namespace {
+
+// How an argument is read from its register and printed in argstr.
+enum class Kind { S32, U32, U16, Long, ULong, Ptr };
+
+Kind kind_of(const std::string &type)
+{
+	if (type.find('*') != std::string::npos)
+		return Kind::Ptr;
+	std::string t = type;
+	for (const char *w : {"const", "volatile", "__user"})
+		for (size_t p; (p = t.find(w)) != std::string::npos;)
+			t.erase(p, strlen(w));
+	t = trim(t);
+	static const std::set<std::string> s32 = {"int", "signed int", "pid_t", "key_serial_t",
+						  "timer_t", "clockid_t", "mqd_t", "rwf_t",
+						  "__s32", "s32", "old_timer_t"};
+	static const std::set<std::string> u32 = {"unsigned int", "unsigned", "u32", "__u32",
+						  "uid_t", "gid_t", "qid_t", "__kernel_old_uid_t"};
+	static const std::set<std::string> u16 = {"umode_t", "unsigned short", "old_uid_t",
+						  "old_gid_t", "u16"};
+	static const std::set<std::string> slong = {"long", "loff_t", "off_t", "ssize_t",
+						    "s64", "__s64", "long long"};
+	if (s32.count(t))
+		return Kind::S32;
+	if (u32.count(t))
+		return Kind::U32;
+	if (u16.count(t))
+		return Kind::U16;
+	if (slong.count(t))
+		return Kind::Long;
+	return Kind::ULong;
+}
+
+// SystemTap's names for the arguments of common calls (its tapsets' names;
+// a string argument is its address, NAME_uaddr, until user_string exists).
+struct Rename {
+	const char *call;
+	size_t nargs;
+	std::vector<const char *> names;
+};
+
+const std::vector<Rename> &renames()
+{
+	static const std::vector<Rename> r = {
+		{"read", 3, {"fd", "buf_uaddr", "count"}},
+		{"write", 3, {"fd", "buf_uaddr", "count"}},
+		{"pread64", 4, {"fd", "buf_uaddr", "count", "offset"}},
+		{"pwrite64", 4, {"fd", "buf_uaddr", "count", "offset"}},
+		{"open", 3, {"filename_uaddr", "flags", "mode"}},
+		{"openat", 4, {"dfd", "filename_uaddr", "flags", "mode"}},
+		{"close", 1, {"fd"}},
+		{"ioctl", 3, {"fd", "request", "argp"}},
+		{"execve", 3, {"filename_uaddr", "args_uaddr", "env_uaddr"}},
+		{"kill", 2, {"pid", "sig"}},
+		{"tgkill", 3, {"tgid", "pid", "sig"}},
+		{"exit", 1, {"status"}},
+		{"exit_group", 1, {"status"}},
+		{"nanosleep", 2, {"req_uaddr", "rem_uaddr"}},
+		{"mmap", 6, {"start", "len", "prot", "flags", "fd", "offset"}},
+		{"munmap", 2, {"start", "length"}},
+		{"brk", 1, {"brk"}},
+	};
+	return r;
+}
+
+// Calls the generic header does not declare (arch code defines them).
+const std::vector<Syscall> &extras()
+{
+	static const std::vector<Syscall> e = {
+		{"mmap", {{"unsigned long", "addr"}, {"unsigned long", "len"},
+			  {"unsigned long", "prot"}, {"unsigned long", "flags"},
+			  {"unsigned long", "fd"}, {"unsigned long", "off"}}},
+		{"arch_prctl", {{"int", "option"}, {"unsigned long", "arg2"}}},
+		{"rt_sigreturn", {}},
+	};
+	return e;
+}
+
+// SystemTap's argument names for s.
+std::vector<std::string> arg_names(const Syscall &s)
+{
+	std::vector<std::string> names;
+	for (const Arg &a : s.args) {
+		bool str = a.type.find("char") != std::string::npos &&
+			   a.type.find("const") != std::string::npos &&
+			   std::count(a.type.begin(), a.type.end(), '*') == 1;
+		names.push_back(str ? a.name + "_uaddr" : a.name);
+	}
+	if (s.name == "clone" && s.args.size() == 5) {
+		// CONFIG_CLONE_BACKWARDS puts tls fourth
+		bool backwards = s.args[3].type.find('*') == std::string::npos;
+		names = backwards ? std::vector<std::string>{"clone_flags", "stack_start",
+							     "parent_tid_uaddr", "tls",
+							     "child_tid_uaddr"}
+				  : std::vector<std::string>{"clone_flags", "stack_start",
+							     "parent_tid_uaddr", "child_tid_uaddr",
+							     "tls"};
+	}
+	for (const Rename &r : renames())
+		if (s.name == r.call && s.args.size() == r.nargs)
+			names.assign(r.names.begin(), r.names.end());
+	// the alias's own variables and the language's keywords
+	static const std::set<std::string> taken = {
+		"name", "argstr", "retstr", "retval", "if", "else", "while", "for", "foreach",
+		"in", "return", "break", "continue", "next", "delete", "global", "private",
+		"function", "probe", "try", "catch", "string", "long", "limit"};
+	for (size_t i = 0; i < names.size(); i++)
+		if (taken.count(names[i]))
+			names[i] += kind_of(s.args[i].type) == Kind::Ptr ? "_uaddr" : "_arg";
+	return names;
+}
+
+// The probe alias's name: SystemTap's for the "new" variants.
+std::string alias_name(const std::string &call, const std::set<std::string> &present)
+{
+	static const std::map<std::string, std::string> m = {
+		{"newfstat", "fstat"}, {"newstat", "stat"}, {"newlstat", "lstat"},
+		{"newfstatat", "fstatat"}, {"newuname", "uname"}};
+	auto it = m.find(call);
+	return it != m.end() && !present.count(it->second) ? it->second : call;
+}
+
+// The statement reading argument i of a wrapper that got the pt_regs in regs.
+std::string read_arg(size_t i, Kind k, const std::string &arch)
+{
+	static const int x86[] = {112, 104, 96, 56, 72, 64}; // di si dx r10 r8 r9
+	int off = arch == "arm64" ? (int)i * 8 : x86[i];
+	std::string v = "kernel_long(__regs + " + std::to_string(off) + ")";
+	switch (k) {
+	case Kind::S32:
+		return "__syscall_s32(" + v + ")";
+	case Kind::U32:
+		return v + " & 0xffffffff";
+	case Kind::U16:
+		return v + " & 0xffff";
+	default:
+		return v;
+	}
+}
+
+void entry_alias(std::ostream &o, const std::string &alias, const Syscall &s,
+		 const std::string &point, const std::string &arch)
+{
+	o << "probe syscall." << alias << " = " << point << " {\n";
+	o << "\tname = \"" << alias << "\"\n";
+	std::vector<std::string> names = arg_names(s), fmt;
+	if (!s.args.empty())
+		o << "\t__regs = register(\"" << (arch == "arm64" ? "x0" : "rdi") << "\")\n";
+	for (size_t i = 0; i < s.args.size() && i < 6; i++) {
+		Kind k = kind_of(s.args[i].type);
+		o << "\t" << names[i] << " = " << read_arg(i, k, arch) << "\n";
+		fmt.push_back(k == Kind::Ptr ? "0x%x" : k == Kind::ULong ? "%u" : "%d");
+	}
+	if (fmt.empty()) {
+		o << "\targstr = \"\"\n";
+	} else {
+		o << "\targstr = sprintf(\"" << text::join(fmt) << "\"";
+		for (size_t i = 0; i < fmt.size(); i++)
+			o << ", " << names[i];
+		o << ")\n";
+	}
+	o << "}\n";
+}
+
+} // namespace
+
+std::string generate_tapset(const std::vector<Syscall> &protos,
+			    const std::optional<std::set<std::string>> &present,
+			    const std::string &arch)
+{
+	std::map<std::string, const Syscall *> by_name;
+	for (const Syscall &s : extras())
+		by_name[s.name] = &s;
+	for (const Syscall &s : protos)
+		by_name[s.name] = &s;
+	std::set<std::string> calls;
+	if (present)
+		calls = *present;
+	else
+		for (const auto &[n, s] : by_name)
+			calls.insert(n);
+	calls.erase("ni_syscall");
+	std::ostringstream o;
+	o << "// syscall.NAME, syscall.NAME.return and nd_syscall.* of every system call\n"
+	  << "// of this kernel, generated by stap-pmu from its include/linux/syscalls.h\n"
+	  << "// and its symbol table (docs/tapsets.md, \"Probe aliases\").\n";
+	if (present) {
+		// SystemTap's '?': a call this kernel lacks has no alias
+		std::string line;
+		bool first = true;
+		for (const Syscall &s : protos) {
+			if (calls.count(s.name) || s.name == "ni_syscall")
+				continue;
+			if (std::exchange(first, false))
+				o << "// In syscalls.h but without a probeable wrapper here (no alias):\n";
+			if (line.size() + s.name.size() > 80) {
+				o << "//" << line << "\n";
+				line.clear();
+			}
+			line += " " + s.name;
+		}
+		if (!line.empty())
+			o << "//" << line << "\n";
+	}
+	const std::string prefix = wrapper_prefix(arch), opt = present ? "" : " ?";
+	for (const std::string &call : calls) {
+		std::string alias = alias_name(call, calls);
+		Syscall none{call, {}};
+		auto it = by_name.find(call);
+		const Syscall &s = it != by_name.end() ? *it->second : none;
+		std::string point = "kprobe.function(\"" + prefix + call + "\")";
+		o << "\n";
+		entry_alias(o, alias, s, point + opt, arch);
+		// calls returning an address print it in hex, as SystemTap does
+		bool addr = call == "mmap" || call == "mmap_pgoff" || call == "brk" ||
+			    call == "mremap" || call == "shmat";
+		o << "probe syscall." << alias << ".return = " << point << ".return" << opt
+		  << " {\n\tname = \"" << alias << "\"\n\tretval = returnval()\n\tretstr = "
+		  << (addr ? "__syscall_retstr_addr" : "__syscall_retstr") << "(retval)\n}\n";
+		o << "probe nd_syscall." << alias << " = syscall." << alias << " { }\n";
+		o << "probe nd_syscall." << alias << ".return = syscall." << alias
+		  << ".return { }\n";
+	}
+	return o.str();
+}
+
+namespace {
+
+// Bump when generate_tapset's output changes: the cache keeps old files.
+constexpr const char *generator_version = "2";
+
+// The wrappers (names without the prefix) kprobes can probe; nullopt when
+// the kernel's symbol table cannot be read.
+std::optional<std::set<std::string>> wrappers(const std::string &release, const std::string &arch)
+{
+	Result<std::string> path = symbol_source(release, arch == "arm64" ? "arm64" : "amd64");
+	if (!path)
+		return std::nullopt;
+	Result<ksyms::SymbolTable> t = path->find("kallsyms") != std::string::npos
+					       ? ksyms::read_kallsyms(*path)
+					       : ksyms::read_image(*path);
+	if (!t)
+		return std::nullopt;
+	std::set<std::string> out;
+	const std::string prefix = wrapper_prefix(arch);
+	for (const ksyms::Symbol &s : t->symbols())
+		// a weak wrapper is the COND_SYSCALL stub of a call the kernel
+		// was built without (it returns -ENOSYS)
+		// (a name with a '.' is a part of one the compiler split off: .cold)
+		if (s.name.rfind(prefix, 0) == 0 && t->is_text(s) && s.type != 'W' &&
+		    s.type != 'w' && s.name.find('.') == std::string::npos &&
+		    t->why_not_probeable(s.name).empty())
+			out.insert(s.name.substr(prefix.size()));
+	return out;
+}
+
+} // namespace
+
+Result<GeneratedTapset> tapset_dir(const std::string &tree, const std::string &release,
+				   const std::string &arch,
+				   const std::map<std::string, std::string> &config)
+{
+	GeneratedTapset g;
+	g.dir = kernel::cache_dir() + "/tapsets/" + generator_version + "/" + release + "-" + arch;
+	std::string file = g.dir + "/syscall_aliases.stp";
+	if (is_file(file))
+		return g;
+	Result<std::string> header = find_header(tree);
+	if (!header)
+		return header.error();
+	std::optional<std::string> text = sys::read_file(*header);
+	if (!text)
+		return fail("cannot read " + *header);
+	std::optional<std::set<std::string>> present = wrappers(release, arch);
+	g.checked = present.has_value();
+	g.generated = true;
+	std::vector<Syscall> protos = parse_prototypes(*text, config);
+	if (present) {
+		g.aliases = present->size() - present->count("ni_syscall");
+		for (const Syscall &s : protos)
+			g.lacking += !present->count(s.name) && s.name != "ni_syscall";
+	}
+	if (!g.checked) {
+		// every point optional; not kept for a run that can read the symbols
+		g.dir += "-unchecked";
+		file = g.dir + "/syscall_aliases.stp";
+	}
+	std::string out = generate_tapset(protos, present, arch);
+	std::error_code ec;
+	std::filesystem::create_directories(g.dir, ec);
+	std::string tmp = file + "." + std::to_string(getpid());
+	{
+		std::ofstream f(tmp);
+		f << out;
+		if (!f)
+			return fail("cannot write " + tmp);
+	}
+	std::filesystem::rename(tmp, file, ec);
+	if (ec)
+		return fail("cannot write " + file + ": " + ec.message());
+	return g;
+}
+
+} // namespace stap_pmu::syscalls

@@ -1,0 +1,72 @@
+// syscalls.h - the target kernel's system calls for the syscall.* and
+// nd_syscall.* probe aliases: their names and typed arguments from the
+// prototypes of the kernel headers' include/linux/syscalls.h
+// (`asmlinkage long sys_NAME(type name, ...);`, evaluated under the tree's
+// CONFIG_ values), which of them the kernel has (its syscall wrapper symbols
+// __x64_sys_NAME / __arm64_sys_NAME in the kernel's symbol table), and the
+// tapset text that defines the aliases (docs/tapsets.md, "Probe aliases").
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "translator/support/result.h"
+
+namespace stap_pmu::syscalls {
+
+struct Arg {
+	std::string type; // as written, without the name: "const char __user *"
+	std::string name; // the prototype's name; "argN" when it has none
+};
+
+struct Syscall {
+	std::string name; // "read" for sys_read
+	std::vector<Arg> args;
+};
+
+// The prototypes in the text of a syscalls.h. Code in `#ifdef CONFIG_X`
+// (`#ifndef`, `#if defined(CONFIG_X)`, `#elif`, `#else`) follows config
+// (CONFIG_X -> value; absent: not set); any other condition counts as true
+// and, of two prototypes of one name, the first wins. The block that
+// CONFIG_ARCH_HAS_SYSCALL_WRAPPER hides is read: its prototypes are the
+// arguments the wrappers unpack.
+std::vector<Syscall> parse_prototypes(std::string_view text,
+				      const std::map<std::string, std::string> &config);
+
+// include/linux/syscalls.h of a build tree: the tree's own, or that of the
+// tree its Makefile includes (Debian's -common tree).
+Result<std::string> find_header(const std::string &tree);
+
+// The wrapper symbol prefix of a kernel arch ("x86_64" or "arm64").
+std::string wrapper_prefix(const std::string &arch);
+
+// The tapset text: for each syscall whose wrapper is in present (names
+// without the prefix; nullopt: not known, each probe point is then
+// optional), syscall.NAME, syscall.NAME.return and the same for
+// nd_syscall, on kprobe.function("PREFIXNAME"). A wrapper without a
+// prototype (arch-specific calls such as arch_prctl) gets name, argstr ""
+// and retstr only.
+std::string generate_tapset(const std::vector<Syscall> &protos,
+			    const std::optional<std::set<std::string>> &present,
+			    const std::string &arch);
+
+// The directory holding the generated tapset of a target kernel (tree: its
+// build tree; arch: "x86_64" or "arm64"), written into the cache on first
+// use; present: the wrappers in the kernel's symbol table, when it can be
+// read (else every probe point is optional).
+struct GeneratedTapset {
+	std::string dir;
+	bool generated = false; // written by this call (else from the cache)
+	size_t aliases = 0;     // syscalls with aliases (when generated)
+	size_t lacking = 0;     // prototypes without a wrapper: skipped (when generated)
+	bool checked = true;    // wrappers checked against the symbol table
+};
+Result<GeneratedTapset> tapset_dir(const std::string &tree, const std::string &release,
+				   const std::string &arch,
+				   const std::map<std::string, std::string> &config);
+
+} // namespace stap_pmu::syscalls

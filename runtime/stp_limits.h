@@ -102,8 +102,13 @@
 #define STP_MAXMAPENTRIES 2048
 #endif
 
-/* keys of an array (the translator refuses more) */
-#define STP_MAXKEYS 9
+/* keys of an array: 8, or 9 (SystemTap's most, which the translator
+ * refuses beyond) when the script has a 9-key array: the generated code
+ * builds a struct stp_key for each array access, and one of 9 slots is
+ * zeroed with a memset call whose cost varies (arm64, guest.example_llc_per_call) */
+#ifndef STP_MAXKEYS
+#define STP_MAXKEYS 8
+#endif
 
 /* histogram buckets of the largest @hist_* in the script (set by it) */
 #ifndef STP_HIST_MAX

@@ -437,15 +437,6 @@ void member_names(const Btf &b, uint32_t id, std::vector<std::string> &out, int 
 	}
 }
 
-// Where a member walk stopped; the callers word the message.
-struct WalkFail {
-	enum What { NotPointer, Incomplete, NoMember, BitField, Unreadable, NotScalar } what = NotPointer;
-	size_t step = 0;                // index of the member (NotPointer, NoMember, BitField)
-	std::string type;               // NotPointer, Unreadable: the value's type;
-					// others: the struct or union searched
-	std::vector<std::string> names; // NoMember: the members it has
-};
-
 // The struct or union that a "->" after a value of type t reaches (0:
 // none): the pointee of a pointer (a new step); t itself when it is a
 // struct or union the walk is at (first_of_cast: @cast's type, at its
@@ -539,45 +530,6 @@ bool walk_members(const Btf &b, uint32_t t, bool pointee, const std::vector<std:
 	return true;
 }
 
-// The message for a target variable whose member walk failed (dwarf.cpp's).
-std::string tvar_walk_error(const WalkFail &fail, const std::string &var,
-			    const std::vector<std::string> &members, const std::string &where)
-{
-	size_t upto = fail.what == WalkFail::NotScalar || fail.what == WalkFail::Unreadable
-			      ? members.size() : fail.step;
-	std::string path = "$" + var;
-	for (size_t i = 0; i < upto; i++)
-		path += "->" + members[i];
-	switch (fail.what) {
-	case WalkFail::NotPointer:
-		return "'" + path + "' is not a pointer to a struct or union" + where +
-		       ", cannot use '->" + members[fail.step] + "'";
-	case WalkFail::Incomplete:
-	case WalkFail::NoMember:
-	case WalkFail::BitField:
-		return "no member '" + members[fail.step] + "' (or a bit field) in the type of '" +
-		       path + "'" + where;
-	case WalkFail::Unreadable:
-		return "'" + path + "' has a type stap-pmu cannot read" + where;
-	case WalkFail::NotScalar:
-		break;
-	}
-	return "'" + path + "' is not an integer or pointer" + where;
-}
-
-// "did you mean" and the members of the struct, for a member not found.
-std::string members_hint(const WalkFail &fail, const std::string &mem)
-{
-	std::string near = closest_name(mem, fail.names);
-	std::string list;
-	for (size_t i = 0; i < fail.names.size() && i < 8; i++)
-		list += (i ? ", " : "") + fail.names[i];
-	if (fail.names.size() > 8)
-		list += ", ... (" + std::to_string(fail.names.size()) + " in all)";
-	return (near.empty() ? "" : "did you mean '" + near + "'? ") + fail.type +
-	       (list.empty() ? " has no members" : " has " + list);
-}
-
 // The FUNC ids of every definition of f's name in b (one unless static
 // functions of several files share it).
 std::vector<uint32_t> definitions(const State &st, const KernelFunction &f)
@@ -652,52 +604,10 @@ Result<TargetAccess> BtfKernelFacts::target_access(const KernelFunction &f,
 	WalkFail wf;
 	if (walk_members(*b, *t, false, members, acc, wf))
 		return acc;
-	std::string msg = tvar_walk_error(wf, parts[0], members, where);
-	if (wf.what == WalkFail::NoMember)
-		return fail(msg, members_hint(wf, members[wf.step]));
-	return fail(msg);
+	return tvar_walk_error(wf, parts[0], members, where);
 }
 
 namespace {
-
-// The message for a @cast whose member walk in `path` failed (dwarf.cpp's).
-CastError cast_walk_error(const WalkFail &fail, const std::vector<std::string> &members,
-			  const std::string &shown, const std::string &path)
-{
-	CastError e;
-	e.part = CastError::Member;
-	e.member = fail.step;
-	std::string before; // "->a->b" up to the failing member
-	for (size_t i = 0; i < fail.step; i++)
-		before += "->" + members[i];
-	const std::string &mem = members[fail.step];
-	switch (fail.what) {
-	case WalkFail::NotPointer:
-		e.msg = fail.step == 0
-				? "'" + shown + "' is " + fail.type +
-					  ", not a struct or union: cannot use '->" + mem + "'"
-				: "'" + before + "' of " + shown + " is " + fail.type +
-					  ", not a pointer to a struct or union: cannot use '->" + mem + "'";
-		break;
-	case WalkFail::Incomplete:
-		e.msg = fail.type + " is only declared in " + path + ": cannot use '->" + mem + "'";
-		e.hint = "name the module (or \"kernel\") that defines it";
-		break;
-	case WalkFail::NoMember:
-		e.msg = "no member '" + mem + "' in " + fail.type;
-		e.hint = members_hint(fail, mem);
-		break;
-	case WalkFail::BitField:
-		e.msg = "'" + mem + "' of " + fail.type + " is a bit field, which stap-pmu cannot read";
-		break;
-	case WalkFail::Unreadable:
-	case WalkFail::NotScalar:
-		e.msg = "'" + before + "->" + mem + "' of " + shown +
-			" has a type stap-pmu cannot read (" + fail.type + ")";
-		break;
-	}
-	return e;
-}
 
 // The kinds and names a @cast type may be defined under, in the order tried.
 std::vector<std::pair<Kind, std::string>> cast_keys(const CastType &t)

@@ -373,15 +373,6 @@ void complete(State &st, Dwarf_Die *t)
 		*t = def;
 }
 
-// Where a member walk stopped; the callers word the message.
-struct WalkFail {
-	enum What { NotPointer, Incomplete, NoMember, BitField, Unreadable, NotScalar } what = NotPointer;
-	size_t step = 0;                // index of the member (NotPointer, NoMember, BitField)
-	std::string type;               // NotPointer, Unreadable: the value's type;
-					// others: the struct or union searched
-	std::vector<std::string> names; // NoMember: the members it has
-};
-
 // Applies "->m" steps to a value of type t into acc: each step needs a
 // pointer to a struct or union (pointee: t is the struct or union itself,
 // the value its address) and appends the member's offset, or a struct or
@@ -573,33 +564,6 @@ bool by_name(const KernelFunction &a, const KernelFunction &b)
 	return a.name < b.name;
 }
 
-// The message for a target variable whose member walk failed.
-std::string tvar_walk_error(const WalkFail &fail, const std::string &var,
-			    const std::vector<std::string> &members, const std::string &where)
-{
-	// "$a->b" up to the failing step (NotScalar, Unreadable: all of it)
-	size_t upto = fail.what == WalkFail::NotScalar || fail.what == WalkFail::Unreadable
-			      ? members.size() : fail.step;
-	std::string path = "$" + var;
-	for (size_t i = 0; i < upto; i++)
-		path += "->" + members[i];
-	switch (fail.what) {
-	case WalkFail::NotPointer:
-		return "'" + path + "' is not a pointer to a struct or union" + where +
-		       ", cannot use '->" + members[fail.step] + "'";
-	case WalkFail::Incomplete:
-	case WalkFail::NoMember:
-	case WalkFail::BitField:
-		return "no member '" + members[fail.step] + "' (or a bit field) in the type of '" +
-		       path + "'" + where;
-	case WalkFail::Unreadable:
-		return "'" + path + "' has a type stap-pmu cannot read" + where;
-	case WalkFail::NotScalar:
-		break;
-	}
-	return "'" + path + "' is not an integer or pointer" + where;
-}
-
 // The DWARF type of fn's parameter `name` (which exists) in t.
 void param_type(Dwarf_Die *fn, const std::string &name, Dwarf_Die *t)
 {
@@ -619,53 +583,6 @@ std::vector<std::string> cast_keys(const CastType &t)
 	if (!t.keyword.empty())
 		return {t.keyword + " " + t.name};
 	return {"typedef " + t.name, "struct " + t.name, "union " + t.name};
-}
-
-// The message for a @cast whose member walk in `path` failed.
-CastError cast_walk_error(const WalkFail &fail, const std::vector<std::string> &members,
-			  const std::string &shown, const std::string &path)
-{
-	CastError e;
-	e.part = CastError::Member;
-	e.member = fail.step;
-	std::string before; // "->a->b" up to the failing member
-	for (size_t i = 0; i < fail.step; i++)
-		before += "->" + members[i];
-	const std::string &mem = members[fail.step];
-	switch (fail.what) {
-	case WalkFail::NotPointer:
-		e.msg = fail.step == 0
-				? "'" + shown + "' is " + fail.type +
-					  ", not a struct or union: cannot use '->" + mem + "'"
-				: "'" + before + "' of " + shown + " is " + fail.type +
-					  ", not a pointer to a struct or union: cannot use '->" + mem + "'";
-		break;
-	case WalkFail::Incomplete:
-		e.msg = fail.type + " is only declared in " + path + ": cannot use '->" + mem + "'";
-		e.hint = "name the module (or \"kernel\") that defines it";
-		break;
-	case WalkFail::NoMember: {
-		e.msg = "no member '" + mem + "' in " + fail.type;
-		std::string near = closest_name(mem, fail.names);
-		std::string list;
-		for (size_t i = 0; i < fail.names.size() && i < 8; i++)
-			list += (i ? ", " : "") + fail.names[i];
-		if (fail.names.size() > 8)
-			list += ", ... (" + std::to_string(fail.names.size()) + " in all)";
-		e.hint = (near.empty() ? "" : "did you mean '" + near + "'? ") + fail.type +
-			 (list.empty() ? " has no members" : " has " + list);
-		break;
-	}
-	case WalkFail::BitField:
-		e.msg = "'" + mem + "' of " + fail.type + " is a bit field, which stap-pmu cannot read";
-		break;
-	case WalkFail::Unreadable:
-	case WalkFail::NotScalar:
-		e.msg = "'" + before + "->" + mem + "' of " + shown +
-			" has a type stap-pmu cannot read (" + fail.type + ")";
-		break;
-	}
-	return e;
 }
 
 // Candidates for "did you mean" among ix's types, spelled as they would be
@@ -843,7 +760,7 @@ Result<TargetAccess> Reader::target_access(const KernelFunction &f, const std::s
 	WalkFail wf;
 	if (walk_members(*state_, t, false, members, acc, wf))
 		return acc;
-	return fail(tvar_walk_error(wf, parts[0], members, where));
+	return tvar_walk_error(wf, parts[0], members, where);
 }
 
 CastAccess Reader::cast_access(const std::string &module, const std::string &type,

@@ -2,6 +2,7 @@
 // (function patterns, @cast's arguments), the messages of missing kernel
 // information, NoKernelFacts, and functions of the plain data.
 #include "translator/probes/kernel_facts.h"
+#include "translator/support/suggest.h"
 
 #include <cctype>
 #include <cstring>
@@ -212,6 +213,91 @@ const KernelFacts &facts_or_none(const KernelFacts *f)
 {
 	static const NoKernelFacts none;
 	return f ? *f : none;
+}
+
+// "did you mean" and the members of the struct, for a member not found.
+static std::string members_hint(const WalkFail &fail, const std::string &mem)
+{
+	std::string near = closest_name(mem, fail.names);
+	std::string list;
+	for (size_t i = 0; i < fail.names.size() && i < 8; i++)
+		list += (i ? ", " : "") + fail.names[i];
+	if (fail.names.size() > 8)
+		list += ", ... (" + std::to_string(fail.names.size()) + " in all)";
+	return (near.empty() ? "" : "did you mean '" + near + "'? ") + fail.type +
+	       (list.empty() ? " has no members" : " has " + list);
+}
+
+// The message for a target variable whose member walk failed.
+Error tvar_walk_error(const WalkFail &fail, const std::string &var,
+		      const std::vector<std::string> &members, const std::string &where)
+{
+	// "$a->b" up to the failing step (NotScalar, Unreadable: all of it)
+	size_t upto = fail.what == WalkFail::NotScalar || fail.what == WalkFail::Unreadable
+			      ? members.size() : fail.step;
+	std::string path = "$" + var;
+	for (size_t i = 0; i < upto; i++)
+		path += "->" + members[i];
+	switch (fail.what) {
+	case WalkFail::NotPointer:
+		return stap_pmu::fail("'" + path + "' is not a pointer to a struct or union" +
+				      where + ", cannot use '->" + members[fail.step] + "'");
+	case WalkFail::Incomplete:
+	case WalkFail::NoMember:
+	case WalkFail::BitField:
+		return fail.what == WalkFail::NoMember
+			       ? stap_pmu::fail("no member '" + members[fail.step] +
+						"' (or a bit field) in the type of '" + path + "'" +
+						where,
+					members_hint(fail, members[fail.step]))
+			       : stap_pmu::fail("no member '" + members[fail.step] +
+						"' (or a bit field) in the type of '" + path + "'" +
+						where);
+	case WalkFail::Unreadable:
+		return stap_pmu::fail("'" + path + "' has a type stap-pmu cannot read" + where);
+	case WalkFail::NotScalar:
+		break;
+	}
+	return stap_pmu::fail("'" + path + "' is not an integer or pointer" + where);
+}
+
+// The message for a @cast whose member walk in `path` failed.
+CastError cast_walk_error(const WalkFail &fail, const std::vector<std::string> &members,
+			  const std::string &shown, const std::string &path)
+{
+	CastError e;
+	e.part = CastError::Member;
+	e.member = fail.step;
+	std::string before; // "->a->b" up to the failing member
+	for (size_t i = 0; i < fail.step; i++)
+		before += "->" + members[i];
+	const std::string &mem = members[fail.step];
+	switch (fail.what) {
+	case WalkFail::NotPointer:
+		e.msg = fail.step == 0
+				? "'" + shown + "' is " + fail.type +
+					  ", not a struct or union: cannot use '->" + mem + "'"
+				: "'" + before + "' of " + shown + " is " + fail.type +
+					  ", not a pointer to a struct or union: cannot use '->" + mem + "'";
+		break;
+	case WalkFail::Incomplete:
+		e.msg = fail.type + " is only declared in " + path + ": cannot use '->" + mem + "'";
+		e.hint = "name the module (or \"kernel\") that defines it";
+		break;
+	case WalkFail::NoMember:
+		e.msg = "no member '" + mem + "' in " + fail.type;
+		e.hint = members_hint(fail, mem);
+		break;
+	case WalkFail::BitField:
+		e.msg = "'" + mem + "' of " + fail.type + " is a bit field, which stap-pmu cannot read";
+		break;
+	case WalkFail::Unreadable:
+	case WalkFail::NotScalar:
+		e.msg = "'" + before + "->" + mem + "' of " + shown +
+			" has a type stap-pmu cannot read (" + fail.type + ")";
+		break;
+	}
+	return e;
 }
 
 } // namespace stap_pmu

@@ -217,6 +217,26 @@ Result<FunctionPattern> parse_function_pattern(const std::string &pattern);
 // target_access build on it, so that these messages are the same for all.
 Result<TargetAccess> parameter_access(const KernelFunction &f, const std::string &name);
 
+// Where a member walk ($p->a->b, @cast(...)->a->b) stopped, as every
+// implementation reports it; the functions below word the messages, so
+// that they are the same whatever the facts were read from.
+struct WalkFail {
+	enum What { NotPointer, Incomplete, NoMember, BitField, Unreadable, NotScalar } what = NotPointer;
+	size_t step = 0;                // index of the member (NotPointer, NoMember, BitField)
+	std::string type;               // NotPointer, Unreadable: the value's type;
+					// others: the struct or union searched
+	std::vector<std::string> names; // NoMember: the members it has
+};
+
+// A target variable $var->members... whose walk failed; where: " in f()".
+// NoMember: the hint has "did you mean" and the struct's members.
+Error tvar_walk_error(const WalkFail &fail, const std::string &var,
+		      const std::vector<std::string> &members, const std::string &where);
+
+// A @cast to `shown` whose walk failed; path: the file that defines it.
+CastError cast_walk_error(const WalkFail &fail, const std::vector<std::string> &members,
+			  const std::string &shown, const std::string &path);
+
 // "$a:int $b:struct stp_tm_rec*" for -L (in_return: with $return).
 std::string describe_vars(const KernelFunction &f, bool in_return);
 

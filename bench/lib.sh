@@ -13,15 +13,13 @@ mkdir -p "$BENCH_WORK"
 log() { printf '[bench %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
-# Newest installed amd64 kernel that has its headers: sets KREL, KTREE, VMLINUZ, VMLINUX.
+# The kernel both tools build for: the newest stock release of the 6.1 line
+# (Debian 12's default, stap-pmu's default here, and the line SystemTap 4.8
+# builds for; $BENCH_KERNEL, a line or release of tests/lib/kernel.sh,
+# overrides it). Sets KREL, KTREE, VMLINUZ, VMLINUX.
 find_kernel() {
-	local v rel
-	KREL=""
-	for v in $(ls /boot/vmlinuz-*-amd64 2>/dev/null | sort -V); do
-		rel=${v#/boot/vmlinuz-}
-		[ -d "/usr/src/linux-headers-$rel" ] && KREL=$rel
-	done
-	[ -n "$KREL" ] || die "no /boot/vmlinuz-*-amd64 with /usr/src/linux-headers-* installed"
+	KREL=$("$SRC_DIR/tests/lib/kernel.sh" "${BENCH_KERNEL:-6.1}") ||
+		die "no installed kernel of line ${BENCH_KERNEL:-6.1} with its headers"
 	KTREE=/usr/src/linux-headers-$KREL
 	VMLINUZ=/boot/vmlinuz-$KREL
 	VMLINUX=$HOME/.cache/stap-pmu/vmlinux-$KREL

@@ -277,6 +277,13 @@ void Checker::finish_locals(std::vector<std::unique_ptr<Symbol>> &ls, bool repor
 						     "'global " + l->name + "'"
 						   : "did you mean '" + l->near + "'?";
 		// reported even after other errors: it is no consequence of them
+		// a statistics operand never assigned: there are no local
+		// aggregates (a misspelled global, most likely)
+		if (l->never_assigned && l->type == Type::Stats) {
+			diags_.error(l->decl, "undefined statistics aggregate '" + l->name + "'",
+				     l->near.empty() ? "declare it with 'global " + l->name + "'" : hint);
+			continue;
+		}
 		if (l->never_assigned && l->type == Type::Unknown) {
 			diags_.error(l->decl, "cannot infer the type of '" + l->name +
 						      "', which is never assigned",

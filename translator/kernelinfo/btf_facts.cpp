@@ -642,16 +642,7 @@ CastError cast_type_missing(const CastType &t, const std::vector<const Btf *> &s
 				near_names[bare] = t.keyword.empty() || !*kw ? bare : kw + (" " + bare);
 		}
 	}
-	e.msg = (t.keyword.empty() ? "no struct, union or typedef '" + t.name + "'" : "no " + t.shown()) +
-		(declared ? " definition" : "") + " in " + in;
-	std::vector<std::string> names;
-	for (const auto &[n, spelled] : near_names)
-		names.push_back(n);
-	std::string near = closest_name(t.name, names);
-	e.hint = !near.empty() ? "did you mean '" + near_names[near] + "'?"
-		 : declared   ? "it is only declared there; name the module (or \"kernel\") that defines it"
-			      : "";
-	return e;
+	return cast_type_missing_error(e, t, declared, in, near_names);
 }
 
 // The BTF @cast's module entry m names, or the error about it.

@@ -615,16 +615,7 @@ CastError cast_type_missing(State &st, const CastType &t, const std::vector<std:
 	std::string in;
 	for (size_t i = 0; i < searched.size(); i++)
 		in += (i ? ", " : "") + searched[i];
-	e.msg = (t.keyword.empty() ? "no struct, union or typedef '" + t.name + "'" : "no " + t.shown()) +
-		(declared ? " definition" : "") + " in " + in;
-	std::vector<std::string> names;
-	for (const auto &[n, spelled] : near_names)
-		names.push_back(n);
-	std::string near = closest_name(t.name, names);
-	e.hint = !near.empty() ? "did you mean '" + near_names[near] + "'?"
-		 : declared   ? "it is only declared there; name the module (or \"kernel\") that defines it"
-			      : "";
-	return e;
+	return cast_type_missing_error(e, t, declared, in, near_names);
 }
 
 // The file @cast's module entry m names, or the error about it.

@@ -300,4 +300,20 @@ CastError cast_walk_error(const WalkFail &fail, const std::vector<std::string> &
 	return e;
 }
 
+CastError cast_type_missing_error(CastError e, const CastType &t, bool declared,
+				  const std::string &in,
+				  const std::map<std::string, std::string> &near_names)
+{
+	e.msg = (t.keyword.empty() ? "no struct, union or typedef '" + t.name + "'" : "no " + t.shown()) +
+		(declared ? " definition" : "") + " in " + in;
+	std::vector<std::string> names;
+	for (const auto &[n, spelled] : near_names)
+		names.push_back(n);
+	std::string near = closest_name(t.name, names);
+	e.hint = !near.empty() ? "did you mean '" + near_names.at(near) + "'?"
+		 : declared   ? "it is only declared there; name the module (or \"kernel\") that defines it"
+			      : "";
+	return e;
+}
+
 } // namespace stap_pmu

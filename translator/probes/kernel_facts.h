@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -236,6 +237,13 @@ Error tvar_walk_error(const WalkFail &fail, const std::string &var,
 // A @cast to `shown` whose walk failed; path: the file that defines it.
 CastError cast_walk_error(const WalkFail &fail, const std::vector<std::string> &members,
 			  const std::string &shown, const std::string &path);
+
+// A @cast type found in none of the files `in` ("a, b"): e with its
+// message and hint (did you mean among near_names: name -> spelling as
+// @cast takes it; declared: only declarations were found).
+CastError cast_type_missing_error(CastError e, const CastType &t, bool declared,
+				  const std::string &in,
+				  const std::map<std::string, std::string> &near_names);
 
 // "$a:int $b:struct stp_tm_rec*" for -L (in_return: with $return).
 std::string describe_vars(const KernelFunction &f, bool in_return);

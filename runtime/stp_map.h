@@ -331,6 +331,65 @@ static inline void stp_map_clear(struct stp_map *m)
 		stp_map_reset(m);
 }
 
+/*
+ * Slices a[*, k]: the keys whose bit is set in wild (bit i for key i) match
+ * any value; the others must equal k's.
+ */
+static __maybe_unused bool stp_map_keymatch(const struct stp_map *m, const struct stp_ment *e,
+					    const struct stp_key *k, u32 wild)
+{
+	int i;
+
+	for (i = 0; i < m->nkeys; i++) {
+		if (wild & (1U << i))
+			continue;
+		if (m->ktype[i] == STP_TSTR) {
+			if (strncmp(stp_mkey_str(m, e, i), k->s[i], STP_MAXSTRINGLEN - 1))
+				return false;
+		} else if (stp_mkey_long(m, e, i) != k->n[i]) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* [*, k] in a */
+static __maybe_unused s64 stp_map_exists_slice(const struct stp_map *m, const struct stp_key *k,
+					       u32 wild)
+{
+	u32 i;
+
+	for (i = m->oldest; i != STP_NIL; i = stp_map_ent(m, i)->newer)
+		if (stp_map_keymatch(m, stp_map_ent(m, i), k, wild))
+			return 1;
+	return 0;
+}
+
+/* delete a[*, k] */
+static __maybe_unused void stp_map_delete_slice(struct stp_map *m, const struct stp_key *k,
+						u32 wild)
+{
+	u32 i, next;
+
+	for (i = m->oldest; i != STP_NIL; i = next) {
+		next = stp_map_ent(m, i)->newer;
+		if (stp_map_keymatch(m, stp_map_ent(m, i), k, wild))
+			stp_map_unlink(m, i);
+	}
+}
+
+/* foreach (... in a[*, k]): keeps the first n of m->order that match, in order */
+static __maybe_unused u32 stp_map_slice(struct stp_map *m, u32 n, const struct stp_key *k,
+					u32 wild)
+{
+	u32 i, j = 0;
+
+	for (i = 0; i < n; i++)
+		if (stp_map_keymatch(m, stp_map_ent(m, m->order[i]), k, wild))
+			m->order[j++] = m->order[i];
+	return j;
+}
+
 struct stp_sort_spec {
 	const struct stp_map *m;
 	int col;			/* 0: value, k + 1: key k */

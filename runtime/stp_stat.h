@@ -18,6 +18,13 @@ enum stp_hist_kind {
 	STP_HIST_LINEAR,
 };
 
+/*
+ * A statistic local to a probe or function is declared before struct
+ * stp_stat (in union stp_locals): as s64 s[5], read as a struct stp_stat.
+ */
+_Static_assert(sizeof(struct stp_stat) == 5 * sizeof(s64),
+	       "local statistics hold struct stp_stat as s64[5]");
+
 /* bucket layout of an aggregate's histogram */
 struct stp_hdesc {
 	int kind;
@@ -50,6 +57,27 @@ static inline u32 stp_hist_bucket(const struct stp_hdesc *d, s64 v)
 	if (v > d->hi)
 		return d->nb - 1;
 	return 1 + div64_u64((u64)(v - d->lo), (u64)d->step);
+}
+
+/*
+ * Buckets a script can index (@hist_log(s)[i], foreach over a histogram):
+ * log 0..127 (64 is 0, as SystemTap numbers them; 128 is never filled),
+ * linear all nb.
+ */
+static inline s64 stp_hist_nindex(const struct stp_hdesc *d)
+{
+	return d->kind == STP_HIST_LOG ? STP_HIST_LOG_BUCKETS - 1 : d->nb;
+}
+
+/* @hist_log(s)[i]: the count of bucket i; out of range is a script error */
+static inline s64 stp_hist_get(struct stp_context *c, const struct stp_stat *s,
+			       const s64 *h, const struct stp_hdesc *d, s64 i)
+{
+	if (unlikely(i < 0 || i >= stp_hist_nindex(d))) {
+		stp_error(c, "histogram index out of range");
+		return 0;
+	}
+	return s->count ? h[i] : 0;	/* an absent element has no buckets */
 }
 
 static inline void stp_stat_add(struct stp_stat *s, s64 v)

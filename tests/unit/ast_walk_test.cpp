@@ -53,6 +53,8 @@ const char *expr_kind(ExprKind k)
 	case ExprKind::Index: return "Index";
 	case ExprKind::In: return "In";
 	case ExprKind::EmbeddedC: return "EmbeddedC";
+	case ExprKind::Wildcard: return "Wildcard";
+	case ExprKind::HistIndex: return "HistIndex";
 	}
 	return "?";
 }

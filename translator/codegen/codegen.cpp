@@ -145,6 +145,11 @@ std::string Emitter::local_decl(const Symbol &s)
 {
 	if (s.type == Type::String)
 		return "char l_" + s.name + "[STP_MAXSTRINGLEN];";
+	if (is_local_stat(s))
+		// struct stp_stat is defined after this union: its five s64
+		// (runtime/stp_stat.h checks the size)
+		return "struct { s64 s[5]; s64 h[" +
+		       std::to_string(std::max<uint32_t>(hist_buckets(s), 1)) + "]; } l_" + s.name + ";";
 	return "s64 l_" + s.name + ";";
 }
 

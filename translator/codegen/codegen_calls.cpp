@@ -70,8 +70,47 @@ std::string Emitter::hist_print(const Expr &h)
 		       ", " + key(v) + "); stp_hist_print(c, " + s + ", (const s64 *)(" + s +
 		       " + 1), g_" + sym->name + ".hist); })";
 	}
+	if (is_local_stat(*sym)) {
+		std::string l = local_ref(*sym);
+		return "stp_hist_print(c, (struct stp_stat *)" + l + ".s, " + l + ".h, " + local_hdesc(*sym) + ")";
+	}
 	return "({ const struct stp_stat *s_ = stp_agg_" + sym->name +
 	       "(c); stp_hist_print(c, s_, c->agg_hist, &stp_hd_" + sym->name + "); })";
+}
+
+std::string Emitter::hist_bucket(const Expr &h, const std::string &idx)
+{
+	const Expr &v = *h.args[0];
+	const Symbol *sym = sema_.symbol_of(v);
+	if (!sym)
+		return "0";
+	may_fail_ = true; // an index out of range
+	std::string i = uniq("i_"), s = uniq("s_");
+	if (v.kind == ExprKind::Index)
+		return "({ const struct stp_stat *" + s + " = stp_map_get_stat(&g_" + sym->name +
+		       ", " + key(v) + "); s64 " + i + " = " + idx + "; stp_hist_get(c, " + s +
+		       ", (const s64 *)(" + s + " + 1), g_" + sym->name + ".hist, " + i + "); })";
+	if (is_local_stat(*sym)) {
+		std::string l = local_ref(*sym);
+		return "({ s64 " + i + " = " + idx + "; stp_hist_get(c, (struct stp_stat *)" + l + ".s, " + l +
+		       ".h, " + local_hdesc(*sym) + ", " + i + "); })";
+	}
+	// the index first: it may read another aggregate into c->agg
+	return "({ s64 " + i + " = " + idx + "; const struct stp_stat *" + s + " = stp_agg_" +
+	       sym->name + "(c); stp_hist_get(c, " + s + ", c->agg_hist, &stp_hd_" + sym->name +
+	       ", " + i + "); })";
+}
+
+std::string Emitter::local_hdesc(const Symbol &s)
+{
+	std::string d = "{ .kind = STP_HIST_NONE, .nb = 0 }";
+	if (s.hist == HistKind::Log)
+		d = "{ .kind = STP_HIST_LOG, .nb = " + std::to_string(hist_buckets(s)) + " }";
+	else if (s.hist == HistKind::Linear)
+		d = "{ .kind = STP_HIST_LINEAR, .lo = " + std::to_string(s.hist_lo) + "LL, .hi = " +
+		    std::to_string(s.hist_hi) + "LL, .step = " + std::to_string(s.hist_step) +
+		    "LL, .nb = " + std::to_string(hist_buckets(s)) + " }";
+	return "({ static const struct stp_hdesc hd_ = " + d + "; &hd_; })";
 }
 
 std::string Emitter::call(const Expr &e)
@@ -176,6 +215,8 @@ std::string Emitter::stat_of(const Expr &v)
 		return "(&stp_empty_stat)";
 	if (v.kind == ExprKind::Index)
 		return "stp_map_get_stat(&g_" + sym->name + ", " + key(v) + ")";
+	if (is_local_stat(*sym))
+		return "((struct stp_stat *)" + local_ref(*sym) + ".s)";
 	return "stp_agg_" + sym->name + "(c)";
 }
 

@@ -30,6 +30,8 @@ std::string Emitter::key(const Expr &e)
 	const Symbol *sym = sema_.symbol_of(e);
 	std::string n, s;
 	for (size_t i = 0; i < e.args.size(); i++) {
+		if (e.args[i]->kind == ExprKind::Wildcard)
+			continue;
 		Type t = sym && i < sym->keys.size() ? sym->keys[i] : Type::Long;
 		std::string v = "[" + std::to_string(i) + "] = " + expr(*e.args[i]);
 		std::string &dst = t == Type::String ? s : n;
@@ -70,8 +72,17 @@ std::string Emitter::expr(const Expr &e)
 		const Symbol *sym = sema_.symbol_of(e);
 		if (!sym)
 			return "0";
+		if (uint32_t w = wildcards(e.args))
+			return "stp_map_exists_slice(&g_" + sym->name + ", " + key(e) + ", " +
+			       std::to_string(w) + "U)";
 		return "stp_map_exists(&g_" + sym->name + ", " + key(e) + ")";
 	}
+	case ExprKind::Wildcard: // sema refused it here
+		return "0";
+	case ExprKind::HistIndex:
+		if (e.args.size() != 2)
+			return "0";
+		return hist_bucket(*e.args[0], expr(*e.args[1]));
 	case ExprKind::Unary:
 		if (e.text == "-")
 			return "((s64)(0 - (u64)" + expr(*e.args[0]) + "))";
@@ -207,6 +218,11 @@ std::string Emitter::assign(const Expr &e)
 		if (lhs.kind == ExprKind::Index) {
 			may_fail_ = true;
 			return "stp_map_stat_add(c, &g_" + sym->name + ", " + key(lhs) + ", " + v + ")";
+		}
+		if (is_local_stat(*sym)) {
+			std::string l = local_ref(*sym);
+			return "stp_stat_addh((struct stp_stat *)" + l + ".s, " + l + ".h, " + local_hdesc(*sym) + ", " +
+			       v + ")";
 		}
 		return "stp_add_" + sym->name + "(" + v + ")";
 	}

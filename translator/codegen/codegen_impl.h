@@ -41,6 +41,29 @@ inline bool is_scalar_stat(const Symbol &s)
 	return s.global && !s.array && s.type == Type::Stats;
 }
 
+// a statistic local to a probe or function: struct { s64 s[5]; s64 h[]; },
+// s being a struct stp_stat
+inline bool is_local_stat(const Symbol &s)
+{
+	return !s.global && s.type == Type::Stats;
+}
+
+// Buckets a script may index: log 0..127 (SystemTap's numbering), linear all.
+inline uint32_t hist_index_count(const Symbol &s)
+{
+	return s.hist == HistKind::Log ? log_buckets - 1 : hist_buckets(s);
+}
+
+// bit i set: key i of an array reference is '*' (a slice)
+inline uint32_t wildcards(const std::vector<ExprPtr> &keys)
+{
+	uint32_t m = 0;
+	for (size_t i = 0; i < keys.size(); i++)
+		if (keys[i]->kind == ExprKind::Wildcard)
+			m |= 1u << i;
+	return m;
+}
+
 class Emitter {
 public:
 	explicit Emitter(const CodegenInput &in) : in_(in), sema_(*in.sema) {}
@@ -123,6 +146,12 @@ private:
 
 	void foreach(const Stmt &s, int ind);
 
+	// foreach (b in @hist_log(s)): every bucket index, in order
+	void foreach_hist(const Stmt &s, int ind);
+
+	// the key of a foreach slice, evaluated once into a stp_key named k
+	void slice_key(const Stmt &s, const Symbol &arr, const std::string &k, int ind);
+
 	void try_stmt(const Stmt &s, int ind);
 
 	std::string del(const Expr &t, bool &mf);
@@ -135,7 +164,7 @@ private:
 
 	std::string ref_of(const Expr &v);
 
-	std::string key(const Expr &e);
+	std::string key(const Expr &e); // '*' keys are left out (wildcards())
 
 	std::string expr(const Expr &e);
 
@@ -162,6 +191,13 @@ private:
 	std::string print_call(const Expr &e);
 
 	std::string hist_print(const Expr &h);
+
+	// the count of bucket idx (C, evaluated after the aggregate's key) of
+	// the histogram h (@hist_log(s))
+	std::string hist_bucket(const Expr &h, const std::string &idx);
+
+	// a local statistic's histogram description (a static next to the use)
+	static std::string local_hdesc(const Symbol &s);
 
 	std::string call(const Expr &e);
 

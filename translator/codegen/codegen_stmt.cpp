@@ -25,6 +25,8 @@ void Emitter::function(size_t i, std::ostringstream &out)
 			continue;
 		if (l->type == Type::String)
 			out << "\tf->l_" << l->name << "[0] = '\\0';\n";
+		else if (is_local_stat(*l))
+			out << "\tmemset(&f->l_" << l->name << ", 0, sizeof(f->l_" << l->name << "));\n";
 		else
 			out << "\tf->l_" << l->name << " = 0;\n";
 	}
@@ -74,6 +76,9 @@ void Emitter::body(size_t i, std::ostringstream &out)
 	for (auto &l : b.locals) {
 		if (l->type == Type::String)
 			out << "\t" << ctx_.prefix << "l_" << l->name << "[0] = '\\0';\n";
+		else if (is_local_stat(*l))
+			out << "\tmemset(&" << ctx_.prefix << "l_" << l->name << ", 0, sizeof("
+			    << ctx_.prefix << "l_" << l->name << "));\n";
 		else
 			out << "\t" << ctx_.prefix << "l_" << l->name << " = 0;\n";
 	}
@@ -305,6 +310,10 @@ void Emitter::store_var(const Symbol &v, const std::string &val, Type t, int ind
 
 void Emitter::foreach(const Stmt &s, int ind)
 {
+	if (s.expr) {
+		foreach_hist(s, ind);
+		return;
+	}
 	auto ait = sema_.stmt_array.find(&s);
 	if (ait == sema_.stmt_array.end())
 		return;
@@ -327,11 +336,17 @@ void Emitter::foreach(const Stmt &s, int ind)
 			line(ind + 2) << error_exit() << "\n";
 		}
 	}
+	std::string k = "fe_k" + std::to_string(id);
+	if (!s.exprs.empty())
+		slice_key(s, arr, k, ind + 1);
 	line(ind + 1) << "c->loc = " << c_string(s.loc.str()) << ";\n";
 	line(ind + 1) << n << " = stp_map_sort(c, &" << m << ", " << col << ", " << s.sort_dir
 		      << ");\n";
 	line(ind + 1) << "if (unlikely(c->error))\n";
 	line(ind + 2) << error_exit() << "\n";
+	if (!s.exprs.empty())
+		line(ind + 1) << n << " = stp_map_slice(&" << m << ", " << n << ", &" << k << ", "
+			      << wildcards(s.exprs) << "U);\n";
 	ctx_.foreach.push_back({m, ctx_.tries.size()});
 	line(ind + 1) << "for (" << i << " = 0; " << i << " < " << n << " && " << i << " < "
 		      << lim << "; " << i << "++) {\n";
@@ -357,6 +372,73 @@ void Emitter::foreach(const Stmt &s, int ind)
 	ctx_.foreach.pop_back();
 	line(ind + 1) << "}\n";
 	line(ind + 1) << m << ".iterating = false;\n";
+	line(ind) << "}\n";
+}
+
+void Emitter::slice_key(const Stmt &s, const Symbol &arr, const std::string &k, int ind)
+{
+	line(ind) << "struct stp_key " << k << " = { };\n";
+	for (size_t i = 0; i < s.exprs.size(); i++) {
+		const Expr &x = *s.exprs[i];
+		if (x.kind == ExprKind::Wildcard)
+			continue;
+		bool mf;
+		std::string code = eval(x, mf);
+		line(ind) << "c->loc = " << c_string(x.loc.str()) << ";\n";
+		// a string is copied: the body may change what the key was read from
+		if (i < arr.keys.size() && arr.keys[i] == Type::String)
+			line(ind) << k << ".s[" << i << "] = stp_strlcpy(" << temp() << ", " << code
+				  << ");\n";
+		else
+			line(ind) << k << ".n[" << i << "] = " << code << ";\n";
+		if (mf) {
+			line(ind) << "if (unlikely(c->error))\n";
+			line(ind + 1) << error_exit() << "\n";
+		}
+	}
+}
+
+void Emitter::foreach_hist(const Stmt &s, int ind)
+{
+	const Expr &h = *s.expr;
+	const Symbol *sym = h.args.empty() ? nullptr : sema_.symbol_of(*h.args[0]);
+	if (!sym)
+		return;
+	int id = label_++;
+	std::string b = "fe_b" + std::to_string(id), lim = "fe_l" + std::to_string(id);
+	line(ind) << "{\n";
+	line(ind + 1) << "s64 " << b << ", " << lim << " = S64_MAX;\n\n";
+	if (s.limit) {
+		bool mf;
+		std::string code = eval(*s.limit, mf);
+		line(ind + 1) << "c->loc = " << c_string(s.loc.str()) << ";\n";
+		line(ind + 1) << lim << " = " << code << ";\n";
+		if (mf) {
+			line(ind + 1) << "if (unlikely(c->error))\n";
+			line(ind + 2) << error_exit() << "\n";
+		}
+	}
+	line(ind + 1) << "for (" << b << " = 0; " << b << " < " << hist_index_count(*sym) << " && "
+		      << b << " < " << lim << "; " << b << "++) {\n";
+	const auto &vars = sema_.stmt_vars.at(&s);
+	if (!vars.empty())
+		store_var(*vars[0], b, Type::Long, ind + 2);
+	if (auto vit = sema_.stmt_value.find(&s); vit != sema_.stmt_value.end()) {
+		bool mf;
+		may_fail_ = false;
+		std::string v = hist_bucket(h, b);
+		mf = may_fail_;
+		line(ind + 2) << "c->loc = " << c_string(s.loc.str()) << ";\n";
+		store_var(*vit->second, v, Type::Long, ind + 2);
+		if (mf) {
+			line(ind + 2) << "if (unlikely(c->error))\n";
+			line(ind + 3) << error_exit() << "\n";
+		}
+	}
+	ctx_.continues.push_back("continue;");
+	block_body(*s.body[0], ind + 2);
+	ctx_.continues.pop_back();
+	line(ind + 1) << "}\n";
 	line(ind) << "}\n";
 }
 
@@ -387,12 +469,17 @@ std::string Emitter::del(const Expr &t, bool &mf)
 		may_fail_ = false;
 		std::string k = key(t);
 		mf = may_fail_;
+		if (uint32_t w = wildcards(t.args))
+			return "stp_map_delete_slice(&g_" + sym->name + ", " + k + ", " +
+			       std::to_string(w) + "U)";
 		return "stp_map_delete(&g_" + sym->name + ", " + k + ")";
 	}
 	if (sym->array)
 		return "stp_map_clear(&g_" + sym->name + ")";
 	if (is_scalar_stat(*sym))
 		return "stp_reset_" + sym->name + "()";
+	if (is_local_stat(*sym))
+		return "memset(&" + local_ref(*sym) + ", 0, sizeof(" + local_ref(*sym) + "))";
 	std::string r = var_ref(*sym);
 	if (sym->type == Type::String)
 		return r + "[0] = '\\0'";

@@ -31,6 +31,8 @@ enum class ExprKind {
 	Index,   // text[args...]: array element
 	In,      // [args...] in text  (a single key may be written without [ ])
 	EmbeddedC, // %{ text %} used as an expression (guru mode)
+	Wildcard,  // '*' for a key: a[*, k] in foreach, delete and 'in'
+	HistIndex, // args[0][args[1]]: @hist_log(s)[i], a histogram bucket's count
 };
 
 struct Expr {
@@ -58,7 +60,9 @@ enum class StmtKind {
 	Continue, // continue
 	While,    // while (expr) body[0]
 	For,      // for (exprs[0]; exprs[1]; exprs[2]) body[0]; each may be null
-	Foreach,  // foreach (value = [names...] in array sort limit) body[0]
+	Foreach,  // foreach (value = [names...] in array sort limit) body[0];
+	          // array[exprs...] a slice (Wildcard for '*'), or expr a
+	          // histogram (@hist_log(s)) and name empty
 	Delete,   // delete expr (Var or Index)
 	Try,      // try body[0] catch (name) body[1]
 	EmbeddedC, // %{ text %} inside a body
@@ -69,7 +73,7 @@ struct Stmt {
 	SourceLoc loc;
 	ExprPtr expr;
 	std::vector<StmtPtr> body;
-	std::vector<ExprPtr> exprs;     // For: init, cond, step (null when absent)
+	std::vector<ExprPtr> exprs;     // For: init, cond, step (null when absent); Foreach: slice
 	std::vector<std::string> names; // Foreach: key variables
 	std::vector<SourceLoc> name_locs;
 	std::string name;               // Foreach: array; Try: catch variable
@@ -165,7 +169,8 @@ std::string probe_point_str(const ProbePoint &pp);
 //   Expr: args, for every kind (the operands, the arguments, the keys).
 //   Stmt: its expressions, then its statements: expr (the condition of
 //     if/while, the value of return, the target of delete, an expression
-//     statement), exprs (for's init, cond, step), limit (foreach), then body
+//     statement, foreach's histogram), exprs (for's init, cond, step,
+//     foreach's slice), limit (foreach), then body
 //     (block items, then/else, the loop body, try/catch). For every kind
 //     this is the order in which the source writes them.
 // f is called once per field with that field of each node given (one node

@@ -276,6 +276,12 @@ bool Parser::index_args(Expr &e)
 {
 	advance(); // '['
 	do {
+		if (cur().punct("*") && (peek_tok().punct(",") || peek_tok().punct("]"))) {
+			// any key (a slice): sema says where it may stand
+			e.args.push_back(std::make_unique<Expr>(ExprKind::Wildcard, cur().loc));
+			advance();
+			continue;
+		}
 		ExprPtr a = expression();
 		if (!a)
 			return false;
@@ -327,8 +333,17 @@ ExprPtr Parser::primary()
 		advance();
 		return e;
 	}
-	case Tok::AtIdent:
-		return at_operator();
+	case Tok::AtIdent: {
+		ExprPtr e = at_operator();
+		if (!e || !cur().punct("[") || (e->text != "hist_log" && e->text != "hist_linear"))
+			return e;
+		// @hist_log(s)[i]: the count of bucket i
+		auto h = std::make_unique<Expr>(ExprKind::HistIndex, cur().loc);
+		h->args.push_back(std::move(e));
+		if (!index_args(*h))
+			return nullptr;
+		return h;
+	}
 	case Tok::Punct:
 		if (t.punct("[")) {
 			auto in = std::make_unique<Expr>(ExprKind::In, t.loc);

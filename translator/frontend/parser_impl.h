@@ -75,6 +75,7 @@ private:
 	StmtPtr for_stmt();
 
 	bool foreach_keys(Stmt &s);
+	bool foreach_source(Stmt &s);
 
 	bool sort_mark(Stmt &s, int col);
 

@@ -187,6 +187,30 @@ bool Parser::sort_mark(Stmt &s, int col)
 	return true;
 }
 
+// what a foreach iterates: an array, a slice a[*, k] or a histogram
+// @hist_log(s) (its buckets)
+bool Parser::foreach_source(Stmt &s)
+{
+	s.array_loc = cur().loc;
+	if (cur().kind == Tok::AtIdent) {
+		s.expr = at_operator();
+		return s.expr != nullptr;
+	}
+	if (cur().kind != Tok::Ident) {
+		error_here("expected an array name after 'in', found " + describe(cur()));
+		return false;
+	}
+	s.name = cur().text;
+	advance();
+	if (!cur().punct("["))
+		return true;
+	Expr slice(ExprKind::Index, s.array_loc);
+	if (!index_args(slice))
+		return false;
+	s.exprs = std::move(slice.args);
+	return true;
+}
+
 StmtPtr Parser::foreach_stmt()
 {
 	auto s = std::make_unique<Stmt>(StmtKind::Foreach, cur().loc);
@@ -210,13 +234,8 @@ StmtPtr Parser::foreach_stmt()
 		return nullptr;
 	}
 	advance();
-	if (cur().kind != Tok::Ident) {
-		error_here("expected an array name after 'in', found " + describe(cur()));
+	if (!foreach_source(*s))
 		return nullptr;
-	}
-	s->name = cur().text;
-	s->array_loc = cur().loc;
-	advance();
 	if ((cur().punct("+") || cur().punct("-")) && !sort_mark(*s, 0))
 		return nullptr;
 	if (cur().keyword("limit")) {

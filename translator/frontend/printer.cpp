@@ -59,6 +59,14 @@ std::string expr_str(const Expr &e, bool top)
 		return "([" + list(e.args) + "] in " + e.text + ")";
 	case ExprKind::EmbeddedC:
 		return "%{" + e.text + "%}";
+	case ExprKind::Wildcard:
+		return "*";
+	case ExprKind::HistIndex: {
+		std::string s = expr_str(*e.args[0], false) + "[";
+		for (size_t i = 1; i < e.args.size(); i++)
+			s += (i > 1 ? ", " : "") + expr_str(*e.args[i], true);
+		return s + "]";
+	}
 	}
 	return "?";
 }
@@ -146,7 +154,10 @@ static void print_stmt(const Stmt &s, std::ostream &os, int indent)
 		os << "[";
 		for (size_t i = 0; i < s.names.size(); i++)
 			os << (i ? ", " : "") << s.names[i] << sort_mark(s, static_cast<int>(i) + 1);
-		os << "] in " << s.name << sort_mark(s, 0);
+		os << "] in " << (s.expr ? expr_str(*s.expr, false) : s.name);
+		if (!s.exprs.empty())
+			os << "[" << list(s.exprs) << "]";
+		os << sort_mark(s, 0);
 		if (s.limit)
 			os << " limit " << expr_str(*s.limit, false);
 		os << ")\n";

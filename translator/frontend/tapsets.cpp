@@ -33,7 +33,8 @@ void collect(const Expr &e, Uses &u)
 void collect(const Stmt &s, Uses &u)
 {
 	if (s.kind == StmtKind::Foreach) {
-		u.vars.insert(s.name);
+		if (!s.name.empty()) // empty: over a histogram
+			u.vars.insert(s.name);
 		for (const std::string &n : s.names)
 			u.assigned.insert(n);
 		if (!s.value.empty())

@@ -204,50 +204,8 @@ Type Checker::at_call(const Expr &e)
 			sym->variance = true;
 		return set(e, Type::Long);
 	}
-	if (e.text == "hist_log" || e.text == "hist_linear") {
-		Symbol *sym = stat_operand(e, "@" + e.text);
-		bool lin = e.text == "hist_linear";
-		if (e.args.size() != (lin ? 4u : 1u)) {
-			error(e.loc, lin ? "@hist_linear takes an aggregate, low, high and step"
-					 : "@hist_log takes one aggregate");
-			return set(e, Type::Void);
-		}
-		int64_t lo = 0, hi = 0, step = 0;
-		if (lin) {
-			for (size_t i = 1; i < 4; i++)
-				expr(*e.args[i]);
-			if (!const_long(*e.args[1], lo) || !const_long(*e.args[2], hi) ||
-			    !const_long(*e.args[3], step)) {
-				error(e.loc, "@hist_linear bounds and step must be number literals");
-				return set(e, Type::Void);
-			}
-			if (step <= 0 || hi <= lo) {
-				error(e.loc, "@hist_linear needs low < high and a positive step");
-				return set(e, Type::Void);
-			}
-			if ((hi - lo) / step + 1 > max_linear_buckets) {
-				error(e.loc, "@hist_linear has more than " +
-						     std::to_string(max_linear_buckets) + " buckets");
-				return set(e, Type::Void);
-			}
-		}
-		if (!sym)
-			return set(e, Type::Void);
-		HistKind k = lin ? HistKind::Linear : HistKind::Log;
-		if (sym->hist == HistKind::None) {
-			sym->hist = k;
-			sym->hist_lo = lo;
-			sym->hist_hi = hi;
-			sym->hist_step = step;
-			sym->hist_loc = e.loc;
-		} else if (sym->hist != k || sym->hist_lo != lo || sym->hist_hi != hi ||
-			   sym->hist_step != step) {
-			error(e.loc, "'" + sym->name + "' already has a different histogram (at " +
-					     sym->hist_loc.str() + ")",
-			      "an aggregate collects one histogram");
-		}
-		return set(e, Type::Void);
-	}
+	if (e.text == "hist_log" || e.text == "hist_linear")
+		return hist_op(e);
 	if (e.text == "cast") {
 		cast_op(e, false);
 		return set(e, Type::Long);
@@ -279,6 +237,52 @@ Type Checker::at_call(const Expr &e)
 		if (a->kind != ExprKind::Var || a->text[0] != '$')
 			expr(*a);
 	return set(e, Type::Long);
+}
+
+Type Checker::hist_op(const Expr &e)
+{
+	Symbol *sym = stat_operand(e, "@" + e.text);
+	bool lin = e.text == "hist_linear";
+	if (e.args.size() != (lin ? 4u : 1u)) {
+		error(e.loc, lin ? "@hist_linear takes an aggregate, low, high and step"
+				 : "@hist_log takes one aggregate");
+		return set(e, Type::Void);
+	}
+	int64_t lo = 0, hi = 0, step = 0;
+	if (lin) {
+		for (size_t i = 1; i < 4; i++)
+			expr(*e.args[i]);
+		if (!const_long(*e.args[1], lo) || !const_long(*e.args[2], hi) ||
+		    !const_long(*e.args[3], step)) {
+			error(e.loc, "@hist_linear bounds and step must be number literals");
+			return set(e, Type::Void);
+		}
+		if (step <= 0 || hi <= lo) {
+			error(e.loc, "@hist_linear needs low < high and a positive step");
+			return set(e, Type::Void);
+		}
+		if ((hi - lo) / step + 1 > max_linear_buckets) {
+			error(e.loc, "@hist_linear has more than " +
+					     std::to_string(max_linear_buckets) + " buckets");
+			return set(e, Type::Void);
+		}
+	}
+	if (!sym)
+		return set(e, Type::Void);
+	HistKind k = lin ? HistKind::Linear : HistKind::Log;
+	if (sym->hist == HistKind::None) {
+		sym->hist = k;
+		sym->hist_lo = lo;
+		sym->hist_hi = hi;
+		sym->hist_step = step;
+		sym->hist_loc = e.loc;
+	} else if (sym->hist != k || sym->hist_lo != lo || sym->hist_hi != hi ||
+		   sym->hist_step != step) {
+		error(e.loc, "'" + sym->name + "' already has a different histogram (at " +
+				     sym->hist_loc.str() + ")",
+		      "an aggregate collects one histogram");
+	}
+	return set(e, Type::Void);
 }
 
 // @pmu("E") (per-CPU counter) and @pmu_thread("E") (per-task counter of the

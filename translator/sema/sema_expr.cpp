@@ -47,9 +47,17 @@ Type Checker::expr(const Expr &e)
 	case ExprKind::Index:
 		return index(e, false);
 	case ExprKind::In: {
+		wildcard_ok_ = true; // [*, k] in a
 		array_ref(e.text, e.loc, &e, &e.args, e.args.size());
+		wildcard_ok_ = false;
 		return set(e, Type::Long);
 	}
+	case ExprKind::Wildcard:
+		error(e.loc, "'*' (any key) only stands in an array slice",
+		      "foreach ([a, b] in arr[*, k]), delete arr[*, k] or [*, k] in arr");
+		return set(e, Type::Unknown);
+	case ExprKind::HistIndex:
+		return hist_index(e);
 	case ExprKind::Unary:
 		if (e.text == "&")
 			return address_of(e);
@@ -166,10 +174,7 @@ Type Checker::assign(const Expr &e)
 		expect_type(*e.args[1], Type::Long, "value added with '<<<'");
 		if (!sym)
 			return set(e, Type::Void);
-		if (!sym->global)
-			error(lhs.loc, "statistics aggregate '" + sym->name + "' must be a global",
-			      "declare it with 'global " + sym->name + "'");
-		learn(*sym, Type::Stats);
+		learn(*sym, Type::Stats); // a global, or a local of the probe or function
 		touch(*sym);
 		if (sym->type != Type::Stats)
 			error(lhs.loc, "'<<<' needs a statistics aggregate, but '" + sym->name +

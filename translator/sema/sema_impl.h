@@ -119,6 +119,9 @@ private:
 
 	Type index(const Expr &e, bool stat_ok);
 
+	// @hist_log(s)[i], @hist_linear(s, lo, hi, step)[i]: a bucket's count
+	Type hist_index(const Expr &e);
+
 	Type expr(const Expr &e);
 
 	// Types each child of e on its own, for the errors inside them, when
@@ -142,6 +145,9 @@ private:
 
 	void foreach(const Stmt &s);
 
+	// foreach (b in @hist_log(s)): the buckets, in order
+	void foreach_hist(const Stmt &s);
+
 	Type call(const Expr &e);
 
 	Type user_call(const Expr &e, size_t fi);
@@ -155,6 +161,10 @@ private:
 	bool const_long(const Expr &e, int64_t &out);
 
 	Type at_call(const Expr &e);
+
+	// @hist_log(s), @hist_linear(s, lo, hi, step): checks the operands and
+	// records the aggregate's histogram
+	Type hist_op(const Expr &e);
 
 	Type pmu_call(const Expr &e);
 
@@ -175,6 +185,8 @@ private:
 	int loops_ = 0;
 	std::vector<const Symbol *> iterating_;
 	bool report_ = false;
+	// a '*' key is allowed here (the keys of delete, 'in', a foreach slice)
+	bool wildcard_ok_ = false;
 	size_t cur_body_ = SIZE_MAX;
 	bool changed_ = false;
 	// @cast expressions resolved (each once): the error, or none

@@ -110,7 +110,9 @@ void Checker::del(const Stmt &s)
 {
 	const Expr &t = *s.expr;
 	if (t.kind == ExprKind::Index) {
+		wildcard_ok_ = true; // delete a[*, k]
 		Symbol *sym = array_ref(t.text, t.loc, &t, &t.args, t.args.size());
+		wildcard_ok_ = false;
 		if (sym)
 			check_not_iterated(*sym, t.loc);
 		return;
@@ -129,7 +131,22 @@ void Checker::del(const Stmt &s)
 
 void Checker::foreach(const Stmt &s)
 {
-	Symbol *arr = array_ref(s.name, s.array_loc, nullptr, nullptr, s.names.size());
+	if (s.expr) {
+		foreach_hist(s);
+		return;
+	}
+	const std::vector<ExprPtr> *slice = s.exprs.empty() ? nullptr : &s.exprs;
+	if (slice && s.exprs.size() != s.names.size()) {
+		error(s.array_loc, "the slice of '" + s.name + "' has " +
+					   std::to_string(s.exprs.size()) + " key(s), the foreach " +
+					   std::to_string(s.names.size()) + " key variable(s)",
+		      "write one key or '*' per key variable, e.g. foreach ([a, b] in " + s.name +
+			      "[*, k])");
+		slice = nullptr;
+	}
+	wildcard_ok_ = true; // foreach (... in a[*, k])
+	Symbol *arr = array_ref(s.name, s.array_loc, nullptr, slice, s.names.size());
+	wildcard_ok_ = false;
 	std::vector<const Symbol *> vars;
 	for (size_t i = 0; i < s.names.size(); i++) {
 		Symbol *v = find_in(*scope_.locals, s.names[i]);
@@ -186,6 +203,55 @@ void Checker::foreach(const Stmt &s)
 	loop(*s.body[0]);
 	if (arr)
 		iterating_.pop_back();
+}
+
+void Checker::foreach_hist(const Stmt &s)
+{
+	const Expr &h = *s.expr;
+	if (h.kind != ExprKind::AtCall || (h.text != "hist_log" && h.text != "hist_linear")) {
+		error(h.loc, "foreach iterates an array or a histogram, not @" + h.text + "(...)",
+		      "e.g. foreach (b in @hist_log(s))");
+		expr(h);
+	} else {
+		hist_op(h);
+	}
+	if (s.names.size() != 1)
+		error(s.name_locs[s.names.size() > 1 ? 1 : 0],
+		      "foreach over a histogram takes one key variable, the bucket index");
+	std::vector<const Symbol *> vars;
+	for (size_t i = 0; i < s.names.size() && i < 1; i++) {
+		Symbol *v = find_in(*scope_.locals, s.names[i]);
+		if (!v) {
+			error(s.name_locs[i], "foreach key variable '" + s.names[i] +
+						      "' must not be a global");
+			continue;
+		}
+		v->written = true;
+		learn(*v, Type::Long);
+		if (v->type != Type::Long)
+			error(s.name_locs[i], "key variable '" + v->name + "' is " +
+						      type_name(v->type) + ", but a histogram bucket index is long");
+		vars.push_back(v);
+	}
+	r_.stmt_vars[&s] = vars;
+	if (!s.value.empty()) {
+		Symbol *v = find_in(*scope_.locals, s.value);
+		if (!v) {
+			error(s.value_loc, "foreach value variable '" + s.value + "' must not be a global");
+		} else {
+			v->written = true;
+			learn(*v, Type::Long);
+			if (v->type != Type::Long)
+				error(s.value_loc, "value variable '" + v->name + "' is " +
+							   type_name(v->type) + ", but a bucket count is long");
+			r_.stmt_value[&s] = v;
+		}
+	}
+	if (s.sort_col >= 0)
+		error(s.loc, "histogram buckets cannot be sorted: foreach visits them in bucket order");
+	if (s.limit)
+		expect_type(*s.limit, Type::Long, "foreach limit");
+	loop(*s.body[0]);
 }
 
 } // namespace stap_pmu::sema_impl

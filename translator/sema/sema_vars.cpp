@@ -307,7 +307,8 @@ Symbol *Checker::array_ref(const std::string &name, SourceLoc loc, const Expr *o
 				   : "did you mean '" + near + "'?");
 		if (keys)
 			for (const ExprPtr &k : *keys)
-				expr(*k);
+				if (k->kind != ExprKind::Wildcard)
+					expr(*k);
 		return nullptr;
 	}
 	if (!sym->global) {
@@ -339,7 +340,8 @@ Symbol *Checker::array_ref(const std::string &name, SourceLoc loc, const Expr *o
 				   " key(s), here it is used with " + std::to_string(nkeys));
 		if (keys)
 			for (const ExprPtr &k : *keys)
-				expr(*k);
+				if (k->kind != ExprKind::Wildcard)
+					expr(*k);
 		return sym;
 	}
 	if (keys)
@@ -350,9 +352,19 @@ Symbol *Checker::array_ref(const std::string &name, SourceLoc loc, const Expr *o
 
 void Checker::key(Symbol &sym, size_t i, const Expr &k)
 {
+	if (k.kind == ExprKind::Wildcard) {
+		if (!wildcard_ok_)
+			expr(k); // reported there
+		return;
+	}
+	bool outer = wildcard_ok_; // not inside the key: a[*, b[*]]
+	wildcard_ok_ = false;
 	Type t = expr(k);
+	wildcard_ok_ = outer;
 	if (t == Type::Unknown && sym.keys[i] != Type::Unknown) {
+		wildcard_ok_ = false;
 		expect_type(k, sym.keys[i], "key " + std::to_string(i + 1) + " of '" + sym.name + "'");
+		wildcard_ok_ = outer;
 		return;
 	}
 	learn_type(sym.keys[i], t);
@@ -373,6 +385,19 @@ Type Checker::index(const Expr &e, bool stat_ok)
 		error(e.loc, "'" + e.text + "' holds statistics; read an element with @count, "
 					   "@sum, @min, @max, @avg or @variance");
 	return set(e, sym->type);
+}
+
+Type Checker::hist_index(const Expr &e)
+{
+	hist_op(*e.args[0]);
+	if (e.args.size() != 2) {
+		error(e.loc, "a histogram bucket takes one index", "e.g. @hist_log(s)[3]");
+		for (size_t i = 1; i < e.args.size(); i++)
+			expr(*e.args[i]);
+		return set(e, Type::Long);
+	}
+	expect_type(*e.args[1], Type::Long, "histogram bucket index");
+	return set(e, Type::Long);
 }
 
 } // namespace stap_pmu::sema_impl

@@ -277,8 +277,8 @@ void Checker::finish_locals(std::vector<std::unique_ptr<Symbol>> &ls, bool repor
 						     "'global " + l->name + "'"
 						   : "did you mean '" + l->near + "'?";
 		// reported even after other errors: it is no consequence of them
-		// a statistics operand never assigned: there are no local
-		// aggregates (a misspelled global, most likely)
+		// a statistics operand nothing adds to: a misspelled global,
+		// most likely (a local statistic is one the body adds to)
 		if (l->never_assigned && l->type == Type::Stats) {
 			diags_.error(l->decl, "undefined statistics aggregate '" + l->name + "'",
 				     l->near.empty() ? "declare it with 'global " + l->name + "'" : hint);

@@ -146,7 +146,12 @@ Result<int> list_probes(const Cli &cli)
 					  "timer.ms(N).randomize(M)", "timer.profile",
 					  "perf.event(\"E\").sample(N)", "perf.event(\"E\").hz(N)",
 					  "perf.type(T).config(C).sample(N)",
-					  "perf.type(T).config(C).hz(N)"};
+					  "perf.type(T).config(C).hz(N)", "never",
+					  "procfs.read", "procfs.read.maxsize(N)", "procfs.write",
+					  "procfs(\"NAME\").read", "procfs(\"NAME\").read.maxsize(N)",
+					  "procfs(\"NAME\").write", "procfs.umask(U).read",
+					  "procfs.umask(U).write", "procfs(\"NAME\").umask(U).read",
+					  "procfs(\"NAME\").umask(U).write"};
 	// aliases match component by component, as probe points do:
 	// 'syscall.*' lists syscall.read, not syscall.read.return
 	std::set<std::string> aliases;
@@ -175,8 +180,13 @@ Result<int> list_probes(const Cli &cli)
 	for (const std::string &name : names)
 		if (fnmatch(pat.c_str(), name.c_str(), 0) == 0)
 			out.insert(name);
-	for (const std::string &name : out)
-		std::cout << name << "\n";
+	for (const std::string &name : out) {
+		std::cout << name;
+		// -L: what the body can use ($value of procfs probes)
+		if (!cli.list_probes_vars.empty() && name.rfind("procfs", 0) == 0)
+			std::cout << " $value:string";
+		std::cout << "\n";
+	}
 	return out.empty() ? 1 : 0;
 }
 

@@ -125,8 +125,8 @@ static inline void stp_overload_init(void) { }
 /*
  * runs p->body on this CPU if the session is in state run_state; entry:
  * the values a kretprobe saved at function entry, or a tracepoint's
- * arguments (NULL otherwise). The
- * body's prints become one output record (or more when they exceed
+ * arguments (NULL otherwise); pvalue: a procfs probe's $value buffer of
+ * pvalue_size bytes (stp_procfs.h; NULL otherwise). The body's prints become one output record (or more when they exceed
  * STP_PRINT_BUFSIZE), written before the global lock is released.
  */
 static void stp_run_probe_with(const struct stp_probe *p, struct pt_regs *regs,
@@ -187,13 +187,6 @@ static void stp_run_probe_data(const struct stp_probe *p, struct pt_regs *regs,
 			       int run_state, const u64 *entry)
 {
 	stp_run_probe_with(p, regs, run_state, entry, NULL, 0);
-}
-
-/* procfs probes: $value is the buffer of size bytes */
-static void stp_run_probe_value(const struct stp_probe *p, int run_state,
-				char *value, u32 size)
-{
-	stp_run_probe_with(p, NULL, run_state, NULL, value, size);
 }
 
 static void stp_run_probe(const struct stp_probe *p, struct pt_regs *regs,

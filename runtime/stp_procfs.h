@@ -13,13 +13,15 @@
  * consumes those (a longer write comes back for the rest: one hit per
  * piece). The body runs only while the session is running.
  *
- * The generated file defines stp_procfs_files[] (and STP_HAVE_PROCFS);
- * stp_module.h creates the files after /proc/<module> and removes them
+ * A script with procfs probes defines STP_HAVE_PROCFS (before the runtime)
+ * and stp_procfs_files[] (after its probe table); stp_module.h creates the files after /proc/<module> and removes them
  * when the script stops (proc_remove waits for running handlers and
  * releases open files), before the end probes run.
  */
 #ifndef STP_PROCFS_H
 #define STP_PROCFS_H
+
+#ifdef STP_HAVE_PROCFS
 
 /* bytes of text a read probe's $value holds without .maxsize(N) */
 #ifndef STP_PROCFS_BUFSIZE
@@ -46,6 +48,13 @@ struct stp_procfs_text {
 
 static struct stp_procfs_file *stp_procfs_table;
 static unsigned int stp_procfs_n;
+
+/* runs a procfs probe with $value the buffer of size bytes */
+static void stp_run_probe_value(const struct stp_probe *p, int run_state,
+				char *value, u32 size)
+{
+	stp_run_probe_with(p, NULL, run_state, NULL, value, size);
+}
 
 /* $value in a procfs probe body ("" outside one) */
 static inline const char *stp_procfs_value(struct stp_context *c)
@@ -174,5 +183,9 @@ static int stp_procfs_create(struct stp_procfs_file *files, unsigned int n)
 	}
 	return 0;
 }
+
+#else /* !STP_HAVE_PROCFS */
+static inline void stp_procfs_remove(void) { }
+#endif /* STP_HAVE_PROCFS */
 
 #endif /* STP_PROCFS_H */

@@ -271,8 +271,7 @@ void Emitter::procfs_table()
 	auto probe = [](size_t i) {
 		return i == SIZE_MAX ? std::string("NULL") : "&stp_probes[" + std::to_string(i) + "]";
 	};
-	os_ << "#define STP_HAVE_PROCFS 1\n"
-	    << "static struct stp_procfs_file stp_procfs_files[] = {\n";
+	os_ << "static struct stp_procfs_file stp_procfs_files[] = {\n";
 	for (const ProcfsFile &f : files) {
 		char mode[8];
 		std::snprintf(mode, sizeof mode, "0%03o", f.mode);

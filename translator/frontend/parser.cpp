@@ -259,9 +259,13 @@ bool Parser::probe(Script &s)
 	Probe p;
 	p.loc = cur().loc;
 	advance(); // 'probe'
+	// "probe a, b { }", or the names of an alias: "probe a, b = c, d { }"
 	std::vector<ProbePoint> first;
 	if (!probe_points(first))
 		return false;
+	while (accept(","))
+		if (!probe_points(first))
+			return false;
 	if (cur().punct("=") || cur().punct("+=")) {
 		p.is_alias = true;
 		p.epilogue = cur().punct("+=");
@@ -275,12 +279,11 @@ bool Parser::probe(Script &s)
 		advance();
 		if (!probe_points(p.points))
 			return false;
+		while (accept(","))
+			if (!probe_points(p.points))
+				return false;
 	} else {
 		p.points = std::move(first);
-	}
-	while (accept(",")) {
-		if (!probe_points(p.points))
-			return false;
 	}
 	if (!cur().punct("{")) {
 		error_here("expected '{' to start the probe body, found " + describe(cur()));

@@ -39,16 +39,19 @@ Symbol *Checker::procfs_value(const Expr &e)
 {
 	if (e.text != "$value" || cur_body_ == SIZE_MAX)
 		return nullptr;
-	bool any = false;
+	const ResolvedPoint *procfs = nullptr, *other = nullptr;
 	for (const ProbeInstance &pi : r_.instances) {
 		if (pi.body != cur_body_)
 			continue;
-		if (pi.point.kind != ProbeKind::ProcfsRead && pi.point.kind != ProbeKind::ProcfsWrite)
-			return nullptr;
-		any = true;
+		bool is_procfs = pi.point.kind == ProbeKind::ProcfsRead ||
+				 pi.point.kind == ProbeKind::ProcfsWrite;
+		(is_procfs ? procfs : other) = &pi.point;
 	}
-	if (!any)
+	if (!procfs)
 		return nullptr;
+	if (other)
+		error(e.loc, "'$value' in a probe on both '" + procfs->name + "' and '" + other->name + "'",
+		      "give the procfs probe a body of its own: only procfs probes have $value");
 	r_.symbols[&e] = r_.procfs_value.get();
 	return r_.procfs_value.get();
 }

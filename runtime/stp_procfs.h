@@ -14,9 +14,10 @@
  * piece). The body runs only while the session is running.
  *
  * A script with procfs probes defines STP_HAVE_PROCFS (before the runtime)
- * and stp_procfs_files[] (after its probe table); stp_module.h creates the files after /proc/<module> and removes them
- * when the script stops (proc_remove waits for running handlers and
- * releases open files), before the end probes run.
+ * and stp_procfs_files[] (after its probe table); stp_module.h creates the
+ * files after /proc/<module> and removes them when the script stops
+ * (proc_remove waits for running handlers and releases open files), before
+ * the end probes run.
  */
 #ifndef STP_PROCFS_H
 #define STP_PROCFS_H

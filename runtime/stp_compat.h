@@ -87,6 +87,13 @@
 	}
 #endif
 
+/* a /proc entry's data: pde_data() since 5.17, PDE_DATA() before */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 17, 0)
+#define stp_pde_data(inode) pde_data(inode)
+#else
+#define stp_pde_data(inode) PDE_DATA(inode)
+#endif
+
 /* the kretprobe of an instance: get_kretprobe() since 5.11 */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 11, 0)
 #define stp_get_kretprobe(ri) get_kretprobe(ri)

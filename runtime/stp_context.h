@@ -40,6 +40,8 @@ enum stp_probe_kind {
 	STP_PROBE_PERF,			/* overflow of a sampling counter (stp_pmu.h) */
 	STP_PROBE_TRACEPOINT,		/* a kernel tracepoint (stp_tracepoint.h) */
 	STP_PROBE_NEVER,		/* probe never: compiled, never registered */
+	STP_PROBE_PROCFS_READ,		/* a /proc/<module>/ file read (stp_procfs.h) */
+	STP_PROBE_PROCFS_WRITE,		/* a /proc/<module>/ file written */
 };
 
 struct stp_context;
@@ -107,6 +109,8 @@ struct stp_context {
 	struct pt_regs *regs;		/* NULL for begin, end */
 	const u64 *entry;		/* kretprobe: values saved at entry;
 					 * tracepoint: its arguments */
+	char *pvalue;			/* procfs probes: $value (NULL otherwise) */
+	u32 pvalue_size;		/* its buffer's size */
 	int error;			/* non-zero after stp_error() */
 	int nesting;			/* script function call depth */
 	long actions;			/* statements run (MAXACTION) */

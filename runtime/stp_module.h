@@ -5,10 +5,11 @@
  * > 0, stp_pmu_data and stp_pmu_init_tables()).
  *
  * init:  output buffer, contexts, PMU (identify CPUs, pick rows, create
- *        counters), /proc files, kprobes and kretprobes, timers, begin
+ *        counters), /proc files (and procfs probes' files), kprobes and kretprobes, timers, begin
  *        probes, state running. Each failure unwinds what came before.
  * stop:  ("stop" written to control, or module exit) state stopping,
- *        timers cancelled, probes unregistered, sampling counters
+ *        timers cancelled, probes unregistered, procfs probes' files
+ *        removed, sampling counters
  *        disabled (no handler runs after), end probes, counters released,
  *        state stopped.
  * exit:  stop if not done, /proc files removed, memory freed.
@@ -27,6 +28,7 @@ static void stp_stop(void)
 	atomic_set(&stp_session.state, STP_STATE_STOPPING);
 	stp_timers_stop();
 	stp_probes_unregister();
+	stp_procfs_remove();
 #if STP_NEVENTS > 0
 	stp_pmu_stop_sampling();
 #endif
@@ -73,6 +75,16 @@ static inline int stp_maps_alloc(void) { return 0; }
 static inline void stp_maps_free(void) { }
 #endif
 
+/* the procfs probes' files (stp_procfs.h) */
+static int stp_procfs_start(void)
+{
+#ifdef STP_HAVE_PROCFS
+	return stp_procfs_create(stp_procfs_files, ARRAY_SIZE(stp_procfs_files));
+#else
+	return 0;
+#endif
+}
+
 static int __init stp_module_init(void)
 {
 	int rc;
@@ -96,9 +108,12 @@ static int __init stp_module_init(void)
 	rc = stp_proc_create();
 	if (rc)
 		goto err_pmu;
-	rc = stp_probes_register(stp_probes, ARRAY_SIZE(stp_probes));
+	rc = stp_procfs_start();
 	if (rc)
 		goto err_proc;
+	rc = stp_probes_register(stp_probes, ARRAY_SIZE(stp_probes));
+	if (rc)
+		goto err_procfs;
 	stp_timers_start();
 	stp_run_probes_of_kind(STP_PROBE_BEGIN, STP_STATE_STARTING);
 	/* stays exit-requested if a begin probe called exit() or failed */
@@ -107,6 +122,8 @@ static int __init stp_module_init(void)
 	WRITE_ONCE(stp_session.init_done, true);
 	return 0;
 
+err_procfs:
+	stp_procfs_remove();
 err_proc:
 	stp_proc_remove();
 err_pmu:
@@ -125,6 +142,7 @@ err_maps:
 static void __exit stp_module_exit(void)
 {
 	stp_stop();
+	stp_procfs_remove();
 	stp_proc_remove();
 	stp_probes_free();
 	stp_contexts_free();

@@ -125,12 +125,13 @@ static inline void stp_overload_init(void) { }
 /*
  * runs p->body on this CPU if the session is in state run_state; entry:
  * the values a kretprobe saved at function entry, or a tracepoint's
- * arguments (NULL otherwise). The
- * body's prints become one output record (or more when they exceed
+ * arguments (NULL otherwise); pvalue: a procfs probe's $value buffer of
+ * pvalue_size bytes (stp_procfs.h; NULL otherwise). The body's prints become one output record (or more when they exceed
  * STP_PRINT_BUFSIZE), written before the global lock is released.
  */
-static void stp_run_probe_data(const struct stp_probe *p, struct pt_regs *regs,
-			       int run_state, const u64 *entry)
+static void stp_run_probe_with(const struct stp_probe *p, struct pt_regs *regs,
+			       int run_state, const u64 *entry, char *pvalue,
+			       u32 pvalue_size)
 {
 	struct stp_context *c;
 	unsigned long flags;
@@ -152,6 +153,8 @@ static void stp_run_probe_data(const struct stp_probe *p, struct pt_regs *regs,
 	c->loc = p->loc;
 	c->regs = regs;
 	c->entry = entry;
+	c->pvalue = pvalue;
+	c->pvalue_size = pvalue_size;
 	c->error = 0;
 	c->nesting = 0;
 	c->actions = 0;
@@ -171,12 +174,19 @@ static void stp_run_probe_data(const struct stp_probe *p, struct pt_regs *regs,
 	c->probe = NULL;
 	c->regs = NULL;
 	c->entry = NULL;
+	c->pvalue = NULL;
 	if (p->lock)
 		raw_spin_unlock(&stp_session.lock);
 out_busy:
 	atomic_dec(&c->busy);
 out:
 	local_irq_restore(flags);
+}
+
+static void stp_run_probe_data(const struct stp_probe *p, struct pt_regs *regs,
+			       int run_state, const u64 *entry)
+{
+	stp_run_probe_with(p, regs, run_state, entry, NULL, 0);
 }
 
 static void stp_run_probe(const struct stp_probe *p, struct pt_regs *regs,
@@ -326,6 +336,8 @@ static int stp_probe_check(const struct stp_probe *p)
 	case STP_PROBE_END:
 	case STP_PROBE_ERROR:
 	case STP_PROBE_NEVER:
+	case STP_PROBE_PROCFS_READ:
+	case STP_PROBE_PROCFS_WRITE:
 		return 0;
 	case STP_PROBE_KPROBE:
 	case STP_PROBE_KRETPROBE:

@@ -26,5 +26,6 @@
 #include "stp_tracepoint.h"
 #include "stp_backtrace.h"
 #include "stp_probes.h"
+#include "stp_procfs.h"
 
 #endif /* STP_RUNTIME_H */

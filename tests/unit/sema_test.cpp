@@ -112,7 +112,8 @@ TEST(Sema, ProbePointErrors)
 		  "perf.event(\"E\").sample(N)/.hz(F), perf.type(T).config(C).sample(N), "
 		  "kernel.function(\"pattern\")[.call|.return[.maxactive(N)]], "
 		  "module(\"m\").function(\"pattern\")[.call|.return], "
-		  "kernel.trace(\"subsystem:event\"), never]");
+		  "kernel.trace(\"subsystem:event\"), never, "
+		  "procfs(\"NAME\").read[.maxsize(N)], procfs(\"NAME\").write, .umask(U)]");
 	EXPECT_EQ(first_error("probe kernel.functio(\"f\") {}"),
 		  "t.stp:1:14: expected kernel.function(\"pattern\") in 'kernel.functio(\"f\")'");
 	EXPECT_EQ(first_error("probe kprobe.function(\"a*\") {}"),

@@ -105,6 +105,11 @@ void Emitter::header()
 			os_ << "#define STP_HAVE_TRACEPOINTS 1\n";
 			break;
 		}
+	for (const ProbeInstance &pi : sema_.instances)
+		if (pi.point.kind == ProbeKind::ProcfsRead || pi.point.kind == ProbeKind::ProcfsWrite) {
+			os_ << "#define STP_HAVE_PROCFS 1\n";
+			break;
+		}
 	// SystemTap's limit names (-D MAXACTION=N) map to the runtime's
 	static const char *const stap_limits[] = {"MAXACTION", "MAXSTRINGLEN", "MAXNESTING",
 						  "MAXMAPENTRIES", "MAXTRYLOCK",

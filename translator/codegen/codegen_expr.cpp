@@ -58,6 +58,8 @@ std::string Emitter::expr(const Expr &e)
 			may_fail_ = true;
 			return "stp_return_str(c, " + temp() + ")";
 		}
+		if (sema_.symbol_of(e) == sema_.procfs_value.get())
+			return "stp_procfs_value(c)";
 		if (!e.text.empty() && e.text[0] == '$')
 			return tvar_ref(e);
 		return ref_of(e);
@@ -228,6 +230,9 @@ std::string Emitter::assign(const Expr &e)
 	}
 	Type t = sym->type;
 	std::string rhs = expr(*e.args[1]);
+	if (sym == sema_.procfs_value.get()) // $value of a procfs probe
+		return std::string(op == ".=" ? "stp_procfs_append" : "stp_procfs_set") + "(c, " +
+		       rhs + ")";
 	if (lhs.kind == ExprKind::Index) {
 		may_fail_ = true;
 		std::string k = key(lhs);

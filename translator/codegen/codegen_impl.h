@@ -100,6 +100,7 @@ private:
 	void tracepoint_functions();
 
 	void probe_table();
+	void procfs_table();
 
 	// ---- bodies ----
 

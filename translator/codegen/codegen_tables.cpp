@@ -1,6 +1,8 @@
 // codegen_tables.cpp - Emitter: globals (scalars, per-CPU statistics, arrays), map, probe and target-variable tables.
 #include "translator/codegen/codegen_impl.h"
 
+#include <cstdio>
+
 namespace stap_pmu::codegen_impl {
 
 void Emitter::globals()
@@ -110,6 +112,8 @@ const char *Emitter::kind_enum(ProbeKind k)
 	case ProbeKind::Perf: return "STP_PROBE_PERF";
 	case ProbeKind::Tracepoint: return "STP_PROBE_TRACEPOINT";
 	case ProbeKind::Never: return "STP_PROBE_NEVER";
+	case ProbeKind::ProcfsRead: return "STP_PROBE_PROCFS_READ";
+	case ProbeKind::ProcfsWrite: return "STP_PROBE_PROCFS_WRITE";
 	}
 	return "STP_PROBE_BEGIN";
 }
@@ -249,6 +253,31 @@ void Emitter::probe_table()
 		if (pi.optional)
 			os_ << "\t\t.optional = 1,\n";
 		os_ << "\t},\n";
+	}
+	os_ << "};\n\n";
+	procfs_table();
+}
+
+// The /proc/<module>/ files of procfs probes (runtime/stp_procfs.h): each
+// with its read and write probe.
+void Emitter::procfs_table()
+{
+	std::vector<const ResolvedPoint *> points;
+	for (const ProbeInstance &pi : sema_.instances)
+		points.push_back(&pi.point);
+	std::vector<ProcfsFile> files = procfs_files(points, nullptr);
+	if (files.empty())
+		return;
+	auto probe = [](size_t i) {
+		return i == SIZE_MAX ? std::string("NULL") : "&stp_probes[" + std::to_string(i) + "]";
+	};
+	os_ << "static struct stp_procfs_file stp_procfs_files[] = {\n";
+	for (const ProcfsFile &f : files) {
+		char mode[8];
+		std::snprintf(mode, sizeof mode, "0%03o", f.mode);
+		os_ << "\t{ .name = " << c_string(f.name) << ", .read = " << probe(f.read)
+		    << ", .write = " << probe(f.write) << ", .mode = " << mode
+		    << ", .bufsize = " << f.bufsize << " },\n";
 	}
 	os_ << "};\n\n";
 }

@@ -125,13 +125,45 @@ Result<std::vector<std::string>> kprobe_symbols(const Cli &cli, const ParseOptio
 	return std::vector<std::string>(seen.begin(), seen.end());
 }
 
-} // namespace
-
-// -l / -L PATTERN: the probe points matching a glob, for the kinds that
-// exist (kprobe symbols from the target kernel's kallsyms).
-Result<int> list_probes(const Cli &cli)
+// A pattern with probe point braces ("syscall.{read,write}") as the
+// patterns it stands for, in product order; braces in strings stay. An
+// unbalanced pattern is left as it is (it then matches nothing).
+std::vector<std::string> expand_braces(const std::string &pat)
 {
-	std::string pat = !cli.list_probes.empty() ? cli.list_probes : cli.list_probes_vars;
+	size_t open = std::string::npos, close = std::string::npos;
+	int depth = 0;
+	bool quoted = false;
+	std::vector<size_t> commas;
+	for (size_t i = 0; i < pat.size() && close == std::string::npos; i++) {
+		char ch = pat[i];
+		if (ch == '"')
+			quoted = !quoted;
+		if (quoted)
+			continue;
+		if (ch == '{' && depth++ == 0)
+			open = i;
+		else if (ch == '}' && depth > 0 && --depth == 0)
+			close = i;
+		else if (ch == ',' && depth == 1)
+			commas.push_back(i);
+	}
+	if (close == std::string::npos)
+		return {pat};
+	std::vector<std::string> out;
+	size_t from = open + 1;
+	commas.push_back(close);
+	for (size_t c : commas) {
+		std::string one = pat.substr(0, open) + pat.substr(from, c - from) + pat.substr(close + 1);
+		for (std::string &e : expand_braces(one))
+			out.push_back(std::move(e));
+		from = c + 1;
+	}
+	return out;
+}
+
+// The points one pattern (without braces) matches.
+Result<int> list_one(const Cli &cli, const std::string &pat)
+{
 	int rc = 1;
 	Result<bool> listed = list_tracepoints(cli, pat, rc);
 	if (listed && !*listed)
@@ -146,7 +178,12 @@ Result<int> list_probes(const Cli &cli)
 					  "timer.ms(N).randomize(M)", "timer.profile",
 					  "perf.event(\"E\").sample(N)", "perf.event(\"E\").hz(N)",
 					  "perf.type(T).config(C).sample(N)",
-					  "perf.type(T).config(C).hz(N)"};
+					  "perf.type(T).config(C).hz(N)", "never",
+					  "procfs.read", "procfs.read.maxsize(N)", "procfs.write",
+					  "procfs(\"NAME\").read", "procfs(\"NAME\").read.maxsize(N)",
+					  "procfs(\"NAME\").write", "procfs.umask(U).read",
+					  "procfs.umask(U).write", "procfs(\"NAME\").umask(U).read",
+					  "procfs(\"NAME\").umask(U).write"};
 	// aliases match component by component, as probe points do:
 	// 'syscall.*' lists syscall.read, not syscall.read.return
 	std::set<std::string> aliases;
@@ -175,9 +212,33 @@ Result<int> list_probes(const Cli &cli)
 	for (const std::string &name : names)
 		if (fnmatch(pat.c_str(), name.c_str(), 0) == 0)
 			out.insert(name);
-	for (const std::string &name : out)
-		std::cout << name << "\n";
+	for (const std::string &name : out) {
+		std::cout << name;
+		// -L: what the body can use ($value of procfs probes)
+		if (!cli.list_probes_vars.empty() && name.rfind("procfs", 0) == 0)
+			std::cout << " $value:string";
+		std::cout << "\n";
+	}
 	return out.empty() ? 1 : 0;
+}
+
+} // namespace
+
+// -l / -L PATTERN: the probe points matching a glob, for the kinds that
+// exist (kprobe symbols from the target kernel's kallsyms); a pattern with
+// braces lists the points of each pattern it expands to.
+Result<int> list_probes(const Cli &cli)
+{
+	std::string pattern = !cli.list_probes.empty() ? cli.list_probes : cli.list_probes_vars;
+	int rc = 1;
+	for (const std::string &pat : expand_braces(pattern)) {
+		Result<int> one = list_one(cli, pat);
+		if (!one)
+			return one.error();
+		if (*one == 0)
+			rc = 0;
+	}
+	return rc;
 }
 
 } // namespace stap_pmu

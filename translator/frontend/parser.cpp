@@ -259,30 +259,31 @@ bool Parser::probe(Script &s)
 	Probe p;
 	p.loc = cur().loc;
 	advance(); // 'probe'
-	ProbePoint first;
-	if (!probe_point(first))
+	// "probe a, b { }", or the names of an alias: "probe a, b = c, d { }"
+	std::vector<ProbePoint> first;
+	if (!probe_points(first))
 		return false;
+	while (accept(","))
+		if (!probe_points(first))
+			return false;
 	if (cur().punct("=") || cur().punct("+=")) {
 		p.is_alias = true;
 		p.epilogue = cur().punct("+=");
-		if (first.optional || first.sufficient || first.cond) {
-			error_at(first.loc, "an alias name cannot have '?', '!' or 'if'");
-			return false;
+		for (ProbePoint &name : first) {
+			if (name.optional || name.sufficient || name.cond) {
+				error_at(name.loc, "an alias name cannot have '?', '!' or 'if'");
+				return false;
+			}
+			p.alias_names.push_back(std::move(name));
 		}
-		p.alias_names.push_back(std::move(first));
 		advance();
-		ProbePoint pp;
-		if (!probe_point(pp))
+		if (!probe_points(p.points))
 			return false;
-		p.points.push_back(std::move(pp));
+		while (accept(","))
+			if (!probe_points(p.points))
+				return false;
 	} else {
-		p.points.push_back(std::move(first));
-	}
-	while (accept(",")) {
-		ProbePoint pp;
-		if (!probe_point(pp))
-			return false;
-		p.points.push_back(std::move(pp));
+		p.points = std::move(first);
 	}
 	if (!cur().punct("{")) {
 		error_here("expected '{' to start the probe body, found " + describe(cur()));
@@ -296,58 +297,147 @@ bool Parser::probe(Script &s)
 	return true;
 }
 
-bool Parser::probe_point(ProbePoint &pp)
+// One probe point as written, appended to out: with braces ("{a,b}.c",
+// "syscall.{open,close}"), one point per choice, in product order, each
+// with the '?', '!' and 'if (cond)' written after the whole.
+bool Parser::probe_points(std::vector<ProbePoint> &out)
 {
-	pp.loc = cur().loc;
-	do {
-		ProbeComponent c;
-		c.loc = cur().loc;
-		// a component is an identifier, a keyword (return) or a glob
-		// written with '*' ("sys_*", "*"), all without spaces
-		unsigned end_col = 0, line = cur().loc.line;
-		while ((cur().kind == Tok::Ident || cur().kind == Tok::Keyword ||
-			cur().kind == Tok::Number || cur().punct("*")) &&
-		       (c.name.empty() || (cur().loc.line == line && cur().loc.col == end_col))) {
-			if (c.name.empty() && cur().kind == Tok::Number)
-				break;
-			c.name += cur().text;
-			end_col = cur().loc.col + static_cast<unsigned>(cur().text.size());
-			advance();
-		}
-		if (c.name.empty()) {
-			error_here("expected a probe point, found " + describe(cur()));
-			return false;
-		}
-		if (accept("(")) {
-			c.has_arg = true;
-			c.arg_loc = cur().loc;
-			bool neg = accept("-");
-			if (cur().kind == Tok::String && !neg) {
-				c.arg_is_string = true;
-				c.str_arg = cur().text;
-			} else if (cur().kind == Tok::Number) {
-				c.num_arg = neg ? -cur().number : cur().number;
-			} else {
-				error_here("expected a string or number as probe point argument, found " +
-					   describe(cur()));
-				return false;
-			}
-			advance();
-			if (!expect(")", "after probe point argument"))
-				return false;
-		}
-		pp.components.push_back(std::move(c));
-	} while (accept("."));
+	SourceLoc loc = cur().loc;
+	std::vector<std::vector<ProbeComponent>> seqs;
+	if (!pp_sequence(seqs, 0))
+		return false;
+	if (cur().punct("}")) {
+		error_here("'}' without a matching '{' in the probe point");
+		return false;
+	}
+	ProbePoint tail;
 	if (accept("?"))
-		pp.optional = true;
+		tail.optional = true;
 	else if (accept("!"))
-		pp.sufficient = pp.optional = true;
+		tail.sufficient = tail.optional = true;
 	if (cur().keyword("if")) {
 		advance();
 		if (!expect("(", "after 'if'"))
 			return false;
-		pp.cond = expression();
-		if (!pp.cond || !expect(")", "after the probe point condition"))
+		tail.cond = expression();
+		if (!tail.cond || !expect(")", "after the probe point condition"))
+			return false;
+	}
+	for (auto &cs : seqs) {
+		ProbePoint pp;
+		pp.loc = loc;
+		pp.components = std::move(cs);
+		pp.optional = tail.optional;
+		pp.sufficient = tail.sufficient;
+		if (tail.cond)
+			pp.cond = clone_expr(*tail.cond);
+		out.push_back(std::move(pp));
+	}
+	return true;
+}
+
+// a.b.{c,d}.e: every choice of each brace group, in order
+bool Parser::pp_sequence(std::vector<std::vector<ProbeComponent>> &out, unsigned depth)
+{
+	std::vector<std::vector<ProbeComponent>> acc(1);
+	do {
+		SourceLoc at = cur().loc;
+		std::vector<std::vector<ProbeComponent>> part;
+		if (cur().punct("{")) {
+			if (!pp_braces(part, depth + 1))
+				return false;
+		} else {
+			ProbeComponent c;
+			if (!pp_component(c))
+				return false;
+			part.push_back({std::move(c)});
+		}
+		if (acc.size() * part.size() > max_brace_points) {
+			error_at(at, "brace expansion gives more than " +
+					     std::to_string(max_brace_points) + " probe points");
+			return false;
+		}
+		std::vector<std::vector<ProbeComponent>> next;
+		for (const auto &a : acc)
+			for (const auto &b : part) {
+				next.push_back(a);
+				next.back().insert(next.back().end(), b.begin(), b.end());
+			}
+		acc = std::move(next);
+	} while (accept("."));
+	for (auto &a : acc)
+		out.push_back(std::move(a));
+	return true;
+}
+
+// {a.b, c, {d,e}.f}: each alternative a dotted sequence of its own
+bool Parser::pp_braces(std::vector<std::vector<ProbeComponent>> &out, unsigned depth)
+{
+	SourceLoc open = cur().loc;
+	if (depth > max_brace_depth) {
+		error_here("braces in a probe point nested more than " +
+			   std::to_string(max_brace_depth) + " deep");
+		return false;
+	}
+	advance(); // '{'
+	if (cur().punct("}")) {
+		error_at(open, "empty '{}' in a probe point",
+			 "list the choices: {a,b}.c is a.c and b.c");
+		return false;
+	}
+	for (;;) {
+		if (!pp_sequence(out, depth))
+			return false;
+		if (out.size() > max_brace_points) {
+			error_at(open, "brace expansion gives more than " +
+					       std::to_string(max_brace_points) + " probe points");
+			return false;
+		}
+		if (accept("}"))
+			return true;
+		if (!accept(",")) {
+			error_at(open, "unbalanced '{' in the probe point: expected ',' or '}', found " +
+					       describe(cur()));
+			return false;
+		}
+	}
+}
+
+bool Parser::pp_component(ProbeComponent &c)
+{
+	c.loc = cur().loc;
+	// a component is an identifier, a keyword (return) or a glob
+	// written with '*' ("sys_*", "*"), all without spaces
+	unsigned end_col = 0, line = cur().loc.line;
+	while ((cur().kind == Tok::Ident || cur().kind == Tok::Keyword ||
+		cur().kind == Tok::Number || cur().punct("*")) &&
+	       (c.name.empty() || (cur().loc.line == line && cur().loc.col == end_col))) {
+		if (c.name.empty() && cur().kind == Tok::Number)
+			break;
+		c.name += cur().text;
+		end_col = cur().loc.col + static_cast<unsigned>(cur().text.size());
+		advance();
+	}
+	if (c.name.empty()) {
+		error_here("expected a probe point, found " + describe(cur()));
+		return false;
+	}
+	if (accept("(")) {
+		c.has_arg = true;
+		c.arg_loc = cur().loc;
+		bool neg = accept("-");
+		if (cur().kind == Tok::String && !neg) {
+			c.arg_is_string = true;
+			c.str_arg = cur().text;
+		} else if (cur().kind == Tok::Number) {
+			c.num_arg = neg ? -cur().number : cur().number;
+		} else {
+			error_here("expected a string or number as probe point argument, found " +
+				   describe(cur()));
+			return false;
+		}
+		advance();
+		if (!expect(")", "after probe point argument"))
 			return false;
 	}
 	return true;

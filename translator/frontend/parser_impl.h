@@ -14,6 +14,11 @@ constexpr unsigned max_depth = 256;
 // SystemTap's limit on the arguments of one print or printf call.
 constexpr size_t max_print_args = 32;
 
+// Brace expansion in probe points: how deep braces nest and how many
+// points one spelling may expand to.
+constexpr unsigned max_brace_depth = 16;
+constexpr size_t max_brace_points = 10000;
+
 class Parser {
 public:
 	Parser(std::vector<Token> toks, Diagnostics &d) : toks_(std::move(toks)), diags_(d) {}
@@ -51,7 +56,11 @@ private:
 
 	bool probe(Script &s);
 
-	bool probe_point(ProbePoint &pp);
+	// one probe point as written; brace expansion makes it several
+	bool probe_points(std::vector<ProbePoint> &out);
+	bool pp_sequence(std::vector<std::vector<ProbeComponent>> &out, unsigned depth);
+	bool pp_braces(std::vector<std::vector<ProbeComponent>> &out, unsigned depth);
+	bool pp_component(ProbeComponent &c);
 
 	StmtPtr block();
 

@@ -14,6 +14,7 @@ static const ProbeProvider *const providers[] = {
 	&dwarf_module_provider,
 	&tracepoint_provider,
 	&never_provider,
+	&procfs_provider,
 };
 
 // The provider of pp: one naming pp's second component first.
@@ -91,6 +92,8 @@ const char *probe_kind_name(ProbeKind k)
 	case ProbeKind::Perf: return "perf";
 	case ProbeKind::Tracepoint: return "tracepoint";
 	case ProbeKind::Never: return "never";
+	case ProbeKind::ProcfsRead: return "procfs.read";
+	case ProbeKind::ProcfsWrite: return "procfs.write";
 	}
 	return "?";
 }

@@ -14,7 +14,9 @@
 
 namespace stap_pmu {
 
-enum class ProbeKind { Begin, End, Kprobe, Kretprobe, Timer, Error, Perf, Tracepoint, Never };
+enum class ProbeKind {
+	Begin, End, Kprobe, Kretprobe, Timer, Error, Perf, Tracepoint, Never, ProcfsRead, ProcfsWrite
+};
 
 // One probe point after resolution: what the runtime must register.
 struct ResolvedPoint {
@@ -35,6 +37,11 @@ struct ResolvedPoint {
 	bool tick_period = false;  // timer.profile: perf::cpu-clock every TICK_NSEC
 	bool in_jiffies = false;   // timer.jiffies: period_ns and randomize_ns count jiffies
 	uint32_t maxactive = 0;    // kretprobes: .maxactive(N), instances in flight (0: default)
+	// procfs: the file's name in /proc/<module>/, .umask(U) (-1: none),
+	// .maxsize(N) of a read probe (0: STP_PROCFS_BUFSIZE)
+	std::string procfs_name;
+	int procfs_umask = -1;
+	uint32_t procfs_maxsize = 0;
 	SourceLoc loc;
 	// perf (sampling): the event ("perf::cpu-clock", "cycles", or
 	// "perf.type(T).config(C)"), one of period/freq, and the event's index
@@ -78,6 +85,22 @@ extern const ProbeProvider dwarf_kernel_provider;
 extern const ProbeProvider dwarf_module_provider;
 extern const ProbeProvider tracepoint_provider;
 extern const ProbeProvider never_provider;
+extern const ProbeProvider procfs_provider;
+
+// One /proc/<module>/NAME file of procfs probes: its read and write probe
+// (indexes into the points given, SIZE_MAX: none), mode and read buffer size
+// (0: the runtime's STP_PROCFS_BUFSIZE).
+struct ProcfsFile {
+	std::string name;
+	size_t read = SIZE_MAX, write = SIZE_MAX;
+	unsigned mode = 0;
+	uint32_t bufsize = 0;
+};
+// The files of the procfs points among points, in order of first use;
+// reports (to diags, when given) a second read or write probe of one file
+// and umasks that differ.
+std::vector<ProcfsFile> procfs_files(const std::vector<const ResolvedPoint *> &points,
+				     Diagnostics *diags);
 
 // ".maxactive(N)" right after ".return" at cs[at]: removed from cs, N in
 // out. False (reported) when it is malformed.

@@ -17,6 +17,10 @@ SemaResult Checker::run()
 	build_bodies();
 	if (diags_.error_count() == errors)
 		no_probes_left();
+	std::vector<const ResolvedPoint *> points;
+	for (const ProbeInstance &pi : r_.instances)
+		points.push_back(&pi.point);
+	procfs_files(points, &diags_);
 	for (size_t i = 0; i < r_.bodies.size(); i++)
 		collect_assigned(*r_.bodies[i].body, r_.bodies[i].locals);
 	for (FunctionInfo &f : r_.functions)

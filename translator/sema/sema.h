@@ -101,6 +101,14 @@ struct SemaResult {
 	std::unordered_map<const Stmt *, const Symbol *> stmt_array;
 	std::unordered_map<const Stmt *, std::vector<const Symbol *>> stmt_vars;
 	std::unordered_map<const Stmt *, const Symbol *> stmt_value;
+	// $value of procfs probe bodies: a string the runtime keeps per file
+	// access (runtime/stp_procfs.h), not a variable of the script
+	std::unique_ptr<Symbol> procfs_value = [] {
+		auto s = std::make_unique<Symbol>();
+		s->name = "$value";
+		s->type = Type::String;
+		return s;
+	}();
 
 	Type type_of(const Expr &e) const
 	{

@@ -103,6 +103,7 @@ private:
 	std::vector<std::string> visible_names();
 
 	Symbol *resolve_var(const Expr &e);
+	Symbol *procfs_value(const Expr &e);
 
 	bool target_var(const Expr &e, const std::string &spelling, bool entry, bool quiet,
 			bool address = false);

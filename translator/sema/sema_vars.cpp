@@ -33,8 +33,33 @@ std::vector<std::string> Checker::visible_names()
 	return names;
 }
 
+// $value in a body whose every point is a procfs probe: the string read
+// or written (nullptr elsewhere: an ordinary target variable)
+Symbol *Checker::procfs_value(const Expr &e)
+{
+	if (e.text != "$value" || cur_body_ == SIZE_MAX)
+		return nullptr;
+	const ResolvedPoint *procfs = nullptr, *other = nullptr;
+	for (const ProbeInstance &pi : r_.instances) {
+		if (pi.body != cur_body_)
+			continue;
+		bool is_procfs = pi.point.kind == ProbeKind::ProcfsRead ||
+				 pi.point.kind == ProbeKind::ProcfsWrite;
+		(is_procfs ? procfs : other) = &pi.point;
+	}
+	if (!procfs)
+		return nullptr;
+	if (other)
+		error(e.loc, "'$value' in a probe on both '" + procfs->name + "' and '" + other->name + "'",
+		      "give the procfs probe a body of its own: only procfs probes have $value");
+	r_.symbols[&e] = r_.procfs_value.get();
+	return r_.procfs_value.get();
+}
+
 Symbol *Checker::resolve_var(const Expr &e)
 {
+	if (Symbol *v = procfs_value(e))
+		return v;
 	if (!e.text.empty() && e.text[0] == '$') {
 		error(e.loc, "target variable '" + e.text + "' cannot be assigned or modified");
 		return nullptr;
@@ -201,6 +226,8 @@ Type Checker::var(const Expr &e)
 		      "print its members one by one, e.g. $p->field");
 		return set(e, Type::String);
 	}
+	if (procfs_value(e))
+		return set(e, Type::String);
 	if (!e.text.empty() && e.text[0] == '$') {
 		target_var(e, e.text, false, false);
 		return set(e, Type::Long);

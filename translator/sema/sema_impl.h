@@ -107,6 +107,7 @@ private:
 	bool target_var(const Expr &e, const std::string &spelling, bool entry, bool quiet,
 			bool address = false);
 	Type address_of(const Expr &e);
+	void subscripts(const Expr &e);
 
 	Type var(const Expr &e);
 

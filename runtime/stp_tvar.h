@@ -172,8 +172,8 @@ static __maybe_unused s64 stp_tvar_get(struct stp_context *c, unsigned int k)
  * p (t->base and t->arg unused), with run-time indexes idx (NULL: none); a
  * bad pointer is a script error.
  */
-static __maybe_unused s64 stp_cast_get(struct stp_context *c, s64 p,
-				       const struct stp_tvar *t, const s64 *idx)
+static __maybe_unused s64 stp_cast_get_idx(struct stp_context *c, s64 p,
+					   const struct stp_tvar *t, const s64 *idx)
 {
 	unsigned long bad = 0;
 	u64 v = (u64)p;
@@ -183,6 +183,12 @@ static __maybe_unused s64 stp_cast_get(struct stp_context *c, s64 p,
 		return 0;
 	}
 	return stp_tvar_extend(v, t->size, t->is_signed);
+}
+
+static __maybe_unused s64 stp_cast_get(struct stp_context *c, s64 p,
+				       const struct stp_tvar *t)
+{
+	return stp_cast_get_idx(c, p, t, NULL);
 }
 
 /*

@@ -9,7 +9,11 @@
  *   stp_tm_f1(i), stp_tm_f2(i), stp_tm_f3(i)   return i + 1, i + 2, i + 3
  *   stp_tm_other(i)                not matched by stp_tm_f*
  *   stp_tm_null(NULL)              a NULL struct pointer, returns -1
- * Writing "null" calls only stp_tm_null(NULL). The functions are noinline
+ * Writing "null" calls only stp_tm_null(NULL). Writing "arr" calls only
+ * stp_tm_arr_fill(&arr, 7), which fills arrays to be indexed:
+ *   vals[k] = 70 + k, recs[k].id = 100 + k, recs[k].name = "r<k>",
+ *   ptrs[0] = &recs[1], ptrs[1] = NULL, grid[i][j] = 10 * i + j,
+ *   returns 7. The functions are noinline
  * and not static, so they have symbols, DWARF and kprobes.
  */
 #include <linux/kernel.h>
@@ -22,6 +26,13 @@ struct stp_tm_rec {
 	long val;
 	struct stp_tm_rec *next;
 	char name[16];
+};
+
+struct stp_tm_arr {
+	int vals[4];
+	struct stp_tm_rec recs[2];
+	struct stp_tm_rec *ptrs[2];
+	short grid[2][3];
 };
 
 static volatile long stp_tm_sink;
@@ -72,6 +83,25 @@ noinline int stp_tm_null(struct stp_tm_rec *r)
 	return r ? r->id : -1;
 }
 
+noinline long stp_tm_arr_fill(struct stp_tm_arr *a, int n)
+{
+	int k, j;
+
+	memset(a, 0, sizeof(*a));
+	for (k = 0; k < 4; k++)
+		a->vals[k] = 10 * n + k;
+	for (k = 0; k < 2; k++) {
+		a->recs[k].id = 100 + k;
+		snprintf(a->recs[k].name, sizeof(a->recs[k].name), "r%d", k);
+		for (j = 0; j < 3; j++)
+			a->grid[k][j] = 10 * k + j;
+	}
+	a->ptrs[0] = &a->recs[1];
+	a->ptrs[1] = NULL;
+	stp_tm_sink += a->vals[3];
+	return n;
+}
+
 static void stp_tm_round(int i)
 {
 	struct stp_tm_rec rec;
@@ -98,6 +128,12 @@ static ssize_t stp_tm_write(struct file *file, const char __user *ubuf,
 	buf[len] = '\0';
 	if (sysfs_streq(buf, "null")) {
 		stp_tm_null(NULL);
+		return len;
+	}
+	if (sysfs_streq(buf, "arr")) {
+		struct stp_tm_arr arr;
+
+		stp_tm_arr_fill(&arr, 7);
 		return len;
 	}
 	if (kstrtoint(strim(buf), 10, &n) || n < 0 || n > 1000000)

@@ -102,6 +102,15 @@ std::string Emitter::expr(const Expr &e)
 	return "0";
 }
 
+// The read of @cast descriptor d from address p, with run-time indexes idx
+// ("NULL": none)
+static std::string cast_get(const std::string &p, const std::string &d, const std::string &idx)
+{
+	if (idx == "NULL")
+		return "stp_cast_get(c, " + p + ", &" + d + ")";
+	return "stp_cast_get_idx(c, " + p + ", &" + d + ", " + idx + ")";
+}
+
 // @cast(p, "type")->m->m: the member steps resolved by sema, as a static
 // descriptor next to the read (runtime/stp_tvar.h)
 std::string Emitter::cast_ref(const Expr &e)
@@ -115,8 +124,8 @@ std::string Emitter::cast_ref(const Expr &e)
 	return "({ static const struct stp_tvar " + d + " = { .size = " + std::to_string(a.size) +
 	       ", .is_signed = " + std::to_string(a.is_signed) + ", .nderef = " +
 	       std::to_string(a.offsets.size()) + ", .deref_last = " + std::to_string(a.deref_last) +
-	       tvar_steps(a) + " }; stp_cast_get(c, " + expr(*e.args[0]) + ", &" + d + ", " +
-	       index_values(e.members, e) + "); })";
+	       tvar_steps(a) + " }; " + cast_get(expr(*e.args[0]), d, index_values(e.members, e)) +
+	       "; })";
 }
 
 // ", .off = { ... }" and the run-time indexes of a struct stp_tvar initializer

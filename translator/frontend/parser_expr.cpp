@@ -202,6 +202,14 @@ ExprPtr Parser::postfix()
 	if (e && (cur().punct("->") || (cur().punct("[") && is_target_chain(*e))) &&
 	    !member_chain(*e))
 		return nullptr;
+	// SystemTap indexes only target variables and @cast(...): "(p)[i]" and
+	// "f()[i]" are refused at the '[' (one on a later line starts the next
+	// statement, "[k] in a")
+	if (e && cur().punct("[") && cur().loc.line == e->loc.line) {
+		error_here("only a target variable or @cast(...) can be indexed with '[...]'",
+			   "read element i at address p with @cast(p, \"TYPE\")[i]");
+		return nullptr;
+	}
 	// one postfix ++/-- at most: "x++" ending a line before "++y" is two
 	// statements, not (x++)++
 	if (e && (cur().punct("++") || cur().punct("--"))) {

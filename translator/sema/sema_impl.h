@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 
 #include "translator/sema/builtins.h"
 #include "translator/support/suggest.h"
@@ -176,6 +177,8 @@ private:
 	int loops_ = 0;
 	std::vector<const Symbol *> iterating_;
 	bool report_ = false;
+	// target variables (point, body index) not resolved yet (target_var)
+	std::set<std::pair<const ResolvedPoint *, size_t>> tvar_failed_;
 	size_t cur_body_ = SIZE_MAX;
 	bool changed_ = false;
 	// @cast expressions resolved (each once): the error, or none

@@ -97,8 +97,11 @@ bool Checker::target_var(const Expr &e, const std::string &spelling, bool entry,
 		if (pi.body != cur_body_)
 			continue;
 		ResolvedPoint &p = pi.point;
-		if (p.tvars.size() > k)
+		if (p.tvars.size() > k && !tvar_failed_.count({&p, k}))
 			continue; // resolved in an earlier round
+		// until resolved: a later variable's resolution pads p.tvars past
+		// k, which must not hide this one's error in the reporting round
+		tvar_failed_.insert({&p, k});
 		if (!p.func) {
 			error(e.loc, "target variable '" + spelling + "' in '" + p.name +
 					     "', which has no DWARF",
@@ -150,8 +153,9 @@ bool Checker::target_var(const Expr &e, const std::string &spelling, bool entry,
 			acc->is_signed = false;
 		}
 		acc->at_entry = entry;
-		p.tvars.resize(k);
-		p.tvars.push_back(*acc);
+		p.tvars.resize(std::max(p.tvars.size(), k + 1));
+		p.tvars[k] = *acc;
+		tvar_failed_.erase({&p, k});
 	}
 	return ok;
 }

@@ -251,8 +251,12 @@ Type Checker::address_of(const Expr &e)
 {
 	const Expr &x = *e.args[0];
 	if (x.kind == ExprKind::AtCall) {
-		if (cast_op(x, false))
-			r_.cast_of[&x].deref_last = false;
+		if (cast_op(x, false)) { // the address, whole: not the member's size
+			TargetAccess &a = r_.cast_of[&x];
+			a.deref_last = false;
+			a.size = 8;
+			a.is_signed = false;
+		}
 	} else {
 		subscripts(x);
 		target_var(x, x.text, false, false, true);

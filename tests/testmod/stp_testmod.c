@@ -9,11 +9,7 @@
  *   stp_tm_f1(i), stp_tm_f2(i), stp_tm_f3(i)   return i + 1, i + 2, i + 3
  *   stp_tm_other(i)                not matched by stp_tm_f*
  *   stp_tm_null(NULL)              a NULL struct pointer, returns -1
- * Writing "null" calls only stp_tm_null(NULL). Writing "arr" calls only
- * stp_tm_arr_fill(&arr, 7), which fills arrays to be indexed:
- *   vals[k] = 70 + k, recs[k].id = 100 + k, recs[k].name = "r<k>",
- *   ptrs[0] = &recs[1], ptrs[1] = NULL, grid[i][j] = 10 * i + j,
- *   returns 7. The functions are noinline
+ * Writing "null" calls only stp_tm_null(NULL). The functions are noinline
  * and not static, so they have symbols, DWARF and kprobes.
  */
 #include <linux/kernel.h>
@@ -26,13 +22,6 @@ struct stp_tm_rec {
 	long val;
 	struct stp_tm_rec *next;
 	char name[16];
-};
-
-struct stp_tm_arr {
-	int vals[4];
-	struct stp_tm_rec recs[2];
-	struct stp_tm_rec *ptrs[2];
-	short grid[2][3];
 };
 
 static volatile long stp_tm_sink;
@@ -82,6 +71,19 @@ noinline int stp_tm_null(struct stp_tm_rec *r)
 	stp_tm_sink++;
 	return r ? r->id : -1;
 }
+
+/*
+ * Arrays to index: writing "arr" to /proc/stp_testmod calls only
+ * stp_tm_arr_fill(&arr, 7), which sets vals[k] = 10 * n + k (70..73),
+ * recs[k].id = 100 + k, recs[k].name = "r<k>", ptrs[0] = &recs[1],
+ * ptrs[1] = NULL, grid[i][j] = 10 * i + j, and returns n.
+ */
+struct stp_tm_arr {
+	int vals[4];
+	struct stp_tm_rec recs[2];
+	struct stp_tm_rec *ptrs[2];
+	short grid[2][3];
+};
 
 noinline long stp_tm_arr_fill(struct stp_tm_arr *a, int n)
 {

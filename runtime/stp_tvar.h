@@ -18,11 +18,17 @@
  *
  * @cast(p, "type")->m: the same member steps from a run-time address, with
  * a static struct stp_tvar per @cast expression (stp_cast_get()).
+ *
+ * $p->a[i], $p[i], @cast(p, "type")[i]: a constant index is folded into the
+ * offsets by the translator; a run-time one is passed to the read, which
+ * adds index * stride to its step's address (no bound check: the read is
+ * fault-safe like every other).
  */
 #ifndef STP_TVAR_H
 #define STP_TVAR_H
 
 #define STP_TVAR_MAXDEREF 8
+#define STP_TVAR_MAXIDX 4	/* run-time indexes ($p->a[i]) of one variable */
 
 enum stp_tvar_base { STP_TVAR_ARG, STP_TVAR_RETURN, STP_TVAR_TPARG };
 
@@ -34,7 +40,10 @@ struct stp_tvar {
 	unsigned char nderef;		/* member steps */
 	unsigned char deref_last;	/* the last step reads the value */
 	unsigned char at_entry;		/* kretprobe: all of it read at entry */
+	unsigned char nidx;		/* run-time indexes */
+	unsigned char idx_step[STP_TVAR_MAXIDX]; /* the step each one adds to */
 	int off[STP_TVAR_MAXDEREF];
+	long idx_stride[STP_TVAR_MAXIDX];	/* bytes per element */
 };
 
 static inline s64 stp_tvar_extend(u64 v, unsigned int size, int is_signed)
@@ -60,14 +69,23 @@ static inline bool stp_read_kernel(unsigned long addr, unsigned int size,
 	return true;
 }
 
-/* applies member steps from..nderef to v; false on a bad pointer */
-static bool stp_tvar_walk(const struct stp_tvar *t, u64 *v, unsigned long *bad)
+/*
+ * applies the member steps to v, each index idx[k] (t->nidx of them; NULL
+ * when none) adding idx[k] * idx_stride[k] to its step's address; false
+ * on a bad pointer
+ */
+static bool stp_tvar_walk(const struct stp_tvar *t, u64 *v, unsigned long *bad,
+			  const s64 *idx)
 {
-	unsigned int i;
+	unsigned int i, k;
 
 	for (i = 0; i < t->nderef; i++) {
 		unsigned long addr = (unsigned long)*v + t->off[i];
 		bool last = i + 1 == t->nderef;
+
+		for (k = 0; idx && k < t->nidx; k++)
+			if (t->idx_step[k] == i)
+				addr += (unsigned long)(idx[k] * t->idx_stride[k]);
 
 		if (last && !t->deref_last) {
 			*v = addr;
@@ -95,8 +113,10 @@ static void stp_tvar_fault(struct stp_context *c, unsigned long addr)
 	stp_error(c, c->errmsg);
 }
 
-/* value of target variable k of the running probe */
-static __maybe_unused s64 stp_tvar_get(struct stp_context *c, unsigned int k)
+/* value of target variable k of the running probe; idx: its run-time
+ * indexes (NULL: none) */
+static __maybe_unused s64 stp_tvar_get_idx(struct stp_context *c, unsigned int k,
+					   const s64 *idx)
 {
 	const struct stp_probe *p = c->probe;
 	const struct stp_tvar *t;
@@ -135,28 +155,40 @@ static __maybe_unused s64 stp_tvar_get(struct stp_context *c, unsigned int k)
 		if (t->at_entry)
 			return 0;
 	}
-	if (!stp_tvar_walk(t, &v, &bad)) {
+	if (!stp_tvar_walk(t, &v, &bad, idx)) {
 		stp_tvar_fault(c, bad);
 		return 0;
 	}
 	return stp_tvar_extend(v, t->size, t->is_signed);
 }
 
+static __maybe_unused s64 stp_tvar_get(struct stp_context *c, unsigned int k)
+{
+	return stp_tvar_get_idx(c, k, NULL);
+}
+
 /*
- * @cast(p, "type")->member...: t's member steps applied to the address p
- * (t->base and t->arg unused); a bad pointer is a script error.
+ * @cast(p, "type")->member[i]...: t's member steps applied to the address
+ * p (t->base and t->arg unused), with run-time indexes idx (NULL: none); a
+ * bad pointer is a script error.
  */
-static __maybe_unused s64 stp_cast_get(struct stp_context *c, s64 p,
-				       const struct stp_tvar *t)
+static __maybe_unused s64 stp_cast_get_idx(struct stp_context *c, s64 p,
+					   const struct stp_tvar *t, const s64 *idx)
 {
 	unsigned long bad = 0;
 	u64 v = (u64)p;
 
-	if (!stp_tvar_walk(t, &v, &bad)) {
+	if (!stp_tvar_walk(t, &v, &bad, idx)) {
 		stp_tvar_fault(c, bad);
 		return 0;
 	}
 	return stp_tvar_extend(v, t->size, t->is_signed);
+}
+
+static __maybe_unused s64 stp_cast_get(struct stp_context *c, s64 p,
+				       const struct stp_tvar *t)
+{
+	return stp_cast_get_idx(c, p, t, NULL);
 }
 
 /*
@@ -241,7 +273,7 @@ static void stp_tvar_save_entry(const struct stp_probe *p, struct pt_regs *regs,
 			continue;
 		v = stp_tvar_base_value(t, regs);
 		if (t->at_entry) {
-			if (!stp_tvar_walk(t, &v, &bad)) {
+			if (!stp_tvar_walk(t, &v, &bad, NULL)) {
 				v = bad;
 				data[p->ntvars] |= 1ULL << k;
 			} else {

@@ -72,6 +72,38 @@ noinline int stp_tm_null(struct stp_tm_rec *r)
 	return r ? r->id : -1;
 }
 
+/*
+ * Arrays to index: writing "arr" to /proc/stp_testmod calls only
+ * stp_tm_arr_fill(&arr, 7), which sets vals[k] = 10 * n + k (70..73),
+ * recs[k].id = 100 + k, recs[k].name = "r<k>", ptrs[0] = &recs[1],
+ * ptrs[1] = NULL, grid[i][j] = 10 * i + j, and returns n.
+ */
+struct stp_tm_arr {
+	int vals[4];
+	struct stp_tm_rec recs[2];
+	struct stp_tm_rec *ptrs[2];
+	short grid[2][3];
+};
+
+noinline long stp_tm_arr_fill(struct stp_tm_arr *a, int n)
+{
+	int k, j;
+
+	memset(a, 0, sizeof(*a));
+	for (k = 0; k < 4; k++)
+		a->vals[k] = 10 * n + k;
+	for (k = 0; k < 2; k++) {
+		a->recs[k].id = 100 + k;
+		snprintf(a->recs[k].name, sizeof(a->recs[k].name), "r%d", k);
+		for (j = 0; j < 3; j++)
+			a->grid[k][j] = 10 * k + j;
+	}
+	a->ptrs[0] = &a->recs[1];
+	a->ptrs[1] = NULL;
+	stp_tm_sink += a->vals[3];
+	return n;
+}
+
 static void stp_tm_round(int i)
 {
 	struct stp_tm_rec rec;
@@ -98,6 +130,12 @@ static ssize_t stp_tm_write(struct file *file, const char __user *ubuf,
 	buf[len] = '\0';
 	if (sysfs_streq(buf, "null")) {
 		stp_tm_null(NULL);
+		return len;
+	}
+	if (sysfs_streq(buf, "arr")) {
+		struct stp_tm_arr arr;
+
+		stp_tm_arr_fill(&arr, 7);
 		return len;
 	}
 	if (kstrtoint(strim(buf), 10, &n) || n < 0 || n > 1000000)

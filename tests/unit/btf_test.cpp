@@ -85,6 +85,8 @@ const std::map<std::string, long> &header_offsets()
 			   "\tOFFSET(qstr_name, qstr, name);\n"
 			   "\tOFFSET(file_f_pos, file, f_pos);\n"
 			   "\tOFFSET(task_struct_pid, task_struct, pid);\n"
+			   "\tOFFSET(task_struct_comm, task_struct, comm);\n"
+			   "\tDEFINE(task_struct_size, sizeof(struct task_struct));\n"
 			   "\tOFFSET(drm_device_driver, drm_device, driver);\n"
 			   "\tOFFSET(drm_driver_name, drm_driver, name);\n}\n";
 		sys::Spawn sp;
@@ -338,6 +340,68 @@ TEST(BtfFacts, CastKernelTypes)
 	ASSERT_TRUE(std::holds_alternative<CastError>(hdr));
 	EXPECT_EQ(std::get<CastError>(hdr).msg,
 		  "@cast with a header ('<linux/sched.h>') is not supported");
+}
+
+TEST(BtfFacts, IndexArraysAndPointers)
+{
+	KernelFunction f = function61("wake_up_new_task");
+	const int32_t comm = static_cast<int32_t>(offset_of("task_struct_comm"));
+	const int32_t pid = static_cast<int32_t>(offset_of("task_struct_pid"));
+	const int32_t size = static_cast<int32_t>(offset_of("task_struct_size"));
+	// a char array member by constant index: folded into the member's offset
+	auto c3 = facts61().target_access(f, "$p->comm[3]", false);
+	ASSERT_TRUE(c3) << c3.error().what;
+	EXPECT_EQ(c3->offsets, std::vector<int32_t>{comm + 3});
+	EXPECT_EQ(c3->size, 1u);
+	EXPECT_TRUE(c3->deref_last);
+	EXPECT_TRUE(c3->indices.empty());
+	// by run-time index: one index of stride 1 on the first step
+	auto ci = facts61().target_access(f, "$p->comm[]", false);
+	ASSERT_TRUE(ci) << ci.error().what;
+	EXPECT_EQ(ci->offsets, std::vector<int32_t>{comm});
+	ASSERT_EQ(ci->indices.size(), 1u);
+	EXPECT_EQ(ci->indices[0].step, 0u);
+	EXPECT_EQ(ci->indices[0].stride, 1);
+	// the pointer itself indexed: the next task_struct, then a member in it
+	auto p1 = facts61().target_access(f, "$p[1]->pid", false);
+	ASSERT_TRUE(p1) << p1.error().what;
+	EXPECT_EQ(p1->offsets, std::vector<int32_t>{size + pid});
+	auto pi = facts61().target_access(f, "$p[]->pid", false);
+	ASSERT_TRUE(pi) << pi.error().what;
+	ASSERT_EQ(pi->indices.size(), 1u);
+	EXPECT_EQ(pi->indices[0].stride, size);
+	// the bound of a fixed array, and what cannot be indexed
+	auto over = facts61().target_access(f, "$p->comm[16]", false);
+	ASSERT_FALSE(over);
+	EXPECT_EQ(over.error().what, "index 16 is out of bounds of '$p->comm' in wake_up_new_task(), "
+				     "char[] of 16 elements");
+	EXPECT_EQ(over.error().hint, "the last element is [15]");
+	auto scalar = facts61().target_access(f, "$p->pid[0]", false);
+	ASSERT_FALSE(scalar);
+	EXPECT_EQ(scalar.error().what, "'$p->pid' is pid_t in wake_up_new_task(), not an array or "
+				       "pointer: cannot use '[0]'");
+	KernelFunction kfree = function61("kfree");
+	auto v = facts61().target_access(kfree, "$object[]", false);
+	ASSERT_FALSE(v);
+	EXPECT_EQ(v.error().what, "'$object' is void* in kfree(), whose elements have no known "
+				  "size: cannot use '[...]'");
+
+	// @cast: a member array, and the type's address indexed as an array
+	CastAccess cc = facts61().cast_access("kernel", "struct task_struct", {"comm", "[0]"});
+	ASSERT_TRUE(std::holds_alternative<TargetAccess>(cc)) << std::get<CastError>(cc).msg;
+	EXPECT_EQ(std::get<TargetAccess>(cc).offsets, std::vector<int32_t>{comm});
+	CastAccess ca = facts61().cast_access("kernel", "struct task_struct", {"[]", "pid"});
+	ASSERT_TRUE(std::holds_alternative<TargetAccess>(ca)) << std::get<CastError>(ca).msg;
+	const TargetAccess &a = std::get<TargetAccess>(ca);
+	EXPECT_EQ(a.offsets, std::vector<int32_t>{pid});
+	ASSERT_EQ(a.indices.size(), 1u);
+	EXPECT_EQ(a.indices[0].stride, size);
+	CastAccess bad = facts61().cast_access("kernel", "struct task_struct", {"comm", "[99]"});
+	ASSERT_TRUE(std::holds_alternative<CastError>(bad));
+	EXPECT_EQ(std::get<CastError>(bad).part, CastError::Member);
+	EXPECT_EQ(std::get<CastError>(bad).member, 1u);
+	EXPECT_EQ(std::get<CastError>(bad).msg, "index 99 is out of bounds of '->comm' of struct "
+						"task_struct, char[] of 16 elements");
 }
 
 TEST(BtfFacts, CastModuleSplitBtf)

@@ -256,3 +256,13 @@ TEST(KernelFacts, NoFactsFailLikeAKernelWithoutDebuggingInformation)
 }
 
 } // namespace
+
+TEST(KernelFacts, TargetSpellingStepsAndIndexes)
+{
+	using V = std::vector<std::string>;
+	EXPECT_EQ(split_target_spelling("$p"), V{"p"});
+	EXPECT_EQ(split_target_spelling("$p->a->b"), (V{"p", "a", "b"}));
+	EXPECT_EQ(split_target_spelling("$p[]->a[2][]->b"), (V{"p", "[]", "a", "[2]", "[]", "b"}));
+	EXPECT_EQ(steps_text({"a", "[2]", "[]", "b"}, 4), "->a[2][...]->b");
+	EXPECT_EQ(steps_text({"a", "[2]", "[]", "b"}, 2), "->a[2]");
+}

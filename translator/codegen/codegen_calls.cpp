@@ -220,14 +220,34 @@ std::string Emitter::stat_of(const Expr &v)
 	return "stp_agg_" + sym->name + "(c)";
 }
 
-// $x, $x->f, @entry($x): read through the probe point's stp_tvar
+// $x, $x->f, $x->a[i], @entry($x): read through the probe point's stp_tvar
 std::string Emitter::tvar_ref(const Expr &e)
 {
 	auto it = sema_.tvar_of.find(&e);
 	if (it == sema_.tvar_of.end())
 		return "0";
 	may_fail_ = true;
-	return "stp_tvar_get(c, " + std::to_string(it->second) + ")";
+	const Expr &v = e.kind == ExprKind::AtCall && !e.args.empty() ? *e.args[0] : e;
+	std::string idx = index_values(split_target_spelling(v.text), v);
+	if (idx == "NULL")
+		return "stp_tvar_get(c, " + std::to_string(it->second) + ")";
+	return "stp_tvar_get_idx(c, " + std::to_string(it->second) + ", " + idx + ")";
+}
+
+// The run-time indexes ("[]" steps) of a target variable or @cast chain
+// `owner` as a C array, in order; "NULL" when it has none.
+std::string Emitter::index_values(const std::vector<std::string> &steps, const Expr &owner)
+{
+	std::string vals;
+	size_t k = 0;
+	for (const std::string &st : steps) {
+		if (!is_index_step(st))
+			continue;
+		if (st == "[]" && k < owner.subscripts.size())
+			vals += (vals.empty() ? "" : ", ") + expr(*owner.subscripts[k]);
+		k++;
+	}
+	return vals.empty() ? "NULL" : "((const s64 []){ " + vals + " })";
 }
 
 std::string Emitter::at_call(const Expr &e)

@@ -115,6 +115,15 @@ std::string Emitter::expr(const Expr &e)
 	return "0";
 }
 
+// The read of @cast descriptor d from address p, with run-time indexes idx
+// ("NULL": none)
+static std::string cast_get(const std::string &p, const std::string &d, const std::string &idx)
+{
+	if (idx == "NULL")
+		return "stp_cast_get(c, " + p + ", &" + d + ")";
+	return "stp_cast_get_idx(c, " + p + ", &" + d + ", " + idx + ")";
+}
+
 // @cast(p, "type")->m->m: the member steps resolved by sema, as a static
 // descriptor next to the read (runtime/stp_tvar.h)
 std::string Emitter::cast_ref(const Expr &e)
@@ -125,14 +134,29 @@ std::string Emitter::cast_ref(const Expr &e)
 	const TargetAccess &a = it->second;
 	may_fail_ = true;
 	std::string d = uniq("stp_cast_");
-	std::string off;
-	for (size_t j = 0; j < a.offsets.size(); j++)
-		off += (j ? ", " : " ") + std::to_string(a.offsets[j]);
 	return "({ static const struct stp_tvar " + d + " = { .size = " + std::to_string(a.size) +
 	       ", .is_signed = " + std::to_string(a.is_signed) + ", .nderef = " +
 	       std::to_string(a.offsets.size()) + ", .deref_last = " + std::to_string(a.deref_last) +
-	       ", .off = {" + off + " } }; stp_cast_get(c, " + expr(*e.args[0]) + ", &" + d +
-	       "); })";
+	       tvar_steps(a) + " }; " + cast_get(expr(*e.args[0]), d, index_values(e.members, e)) +
+	       "; })";
+}
+
+// ", .off = { ... }" and the run-time indexes of a struct stp_tvar initializer
+std::string tvar_steps(const TargetAccess &a)
+{
+	std::string s = ", .off = {";
+	for (size_t j = 0; j < a.offsets.size(); j++)
+		s += (j ? ", " : " ") + std::to_string(a.offsets[j]);
+	s += " }";
+	if (a.indices.empty())
+		return s;
+	std::string step, stride;
+	for (size_t k = 0; k < a.indices.size(); k++) {
+		step += (k ? ", " : " ") + std::to_string(a.indices[k].step);
+		stride += (k ? ", " : " ") + std::to_string(a.indices[k].stride);
+	}
+	return s + ", .nidx = " + std::to_string(a.indices.size()) + ", .idx_step = {" + step +
+	       " }, .idx_stride = {" + stride + " }";
 }
 
 // Whether evaluating e can change a variable (or anything else).

@@ -36,6 +36,10 @@ inline const char *ctype_enum(Type t)
 	}
 }
 
+// ", .off = { ... }" and the run-time indexes of a struct stp_tvar
+// initializer (codegen_expr.cpp)
+std::string tvar_steps(const TargetAccess &a);
+
 inline bool is_scalar_stat(const Symbol &s)
 {
 	return s.global && !s.array && s.type == Type::Stats;
@@ -211,6 +215,7 @@ private:
 	std::string tvar_ref(const Expr &e);
 
 	std::string cast_ref(const Expr &e);
+	std::string index_values(const std::vector<std::string> &steps, const Expr &owner);
 
 	std::string at_call(const Expr &e);
 

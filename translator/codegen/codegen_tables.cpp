@@ -134,10 +134,7 @@ void Emitter::tvar_tables()
 			    << ", .arg = " << a.arg << ", .size = " << a.size
 			    << ", .is_signed = " << a.is_signed << ", .nderef = " << a.offsets.size()
 			    << ", .deref_last = " << a.deref_last << ", .at_entry = " << a.at_entry
-			    << ", .off = {";
-			for (size_t j = 0; j < a.offsets.size(); j++)
-				os_ << (j ? ", " : " ") << a.offsets[j];
-			os_ << " } },\n";
+			    << tvar_steps(a) << " },\n";
 		}
 		os_ << "};\n\n";
 	}

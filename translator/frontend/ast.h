@@ -45,6 +45,10 @@ struct Expr {
 	// AtCall "cast": @cast(p, "type"[, "module"])->members[0]->members[1]...
 	std::vector<std::string> members;
 	std::vector<SourceLoc> member_locs; // each member name's location
+	// Target variable ($p->a[i], text "$p->a[]") or @cast chain (member
+	// "[]"): the expressions of its "[...]" steps, in order; a constant
+	// index is spelled "[N]" in the text or member and is here too.
+	std::vector<ExprPtr> subscripts;
 
 	Expr(ExprKind k, SourceLoc l) : kind(k), loc(l) {}
 };
@@ -166,7 +170,8 @@ std::string probe_point_str(const ProbePoint &pp);
 // through these two, so a new child field is added here; the per-kind
 // passes (typing, printing, emitting C) handle each kind's children as its
 // meaning demands.
-//   Expr: args, for every kind (the operands, the arguments, the keys).
+//   Expr: args, for every kind (the operands, the arguments, the keys),
+//     then subscripts (the "[i]" steps of a target variable or @cast).
 //   Stmt: its expressions, then its statements: expr (the condition of
 //     if/while, the value of return, the target of delete, an expression
 //     statement, foreach's histogram), exprs (for's init, cond, step,
@@ -179,6 +184,7 @@ std::string probe_point_str(const ProbePoint &pp);
 template <class F, class... E> void expr_child_fields(F &&f, E &...e)
 {
 	f(e.args...);
+	f(e.subscripts...);
 }
 
 template <class F, class... S> void stmt_child_fields(F &&f, S &...s)

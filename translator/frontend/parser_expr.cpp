@@ -2,6 +2,7 @@
 #include "translator/frontend/parser_impl.h"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "translator/support/suggest.h"
@@ -198,8 +199,17 @@ ExprPtr Parser::address_of()
 ExprPtr Parser::postfix()
 {
 	ExprPtr e = primary();
-	if (e && cur().punct("->") && !member_chain(*e))
+	if (e && (cur().punct("->") || (cur().punct("[") && is_target_chain(*e))) &&
+	    !member_chain(*e))
 		return nullptr;
+	// SystemTap indexes only target variables and @cast(...): "(p)[i]" and
+	// "f()[i]" are refused at the '[' (one on a later line starts the next
+	// statement, "[k] in a")
+	if (e && cur().punct("[") && cur().loc.line == e->loc.line) {
+		error_here("only a target variable or @cast(...) can be indexed with '[...]'",
+			   "read element i at address p with @cast(p, \"TYPE\")[i]");
+		return nullptr;
+	}
 	// one postfix ++/-- at most: "x++" ending a line before "++y" is two
 	// statements, not (x++)++
 	if (e && (cur().punct("++") || cur().punct("--"))) {
@@ -217,18 +227,44 @@ ExprPtr Parser::postfix()
 	return e;
 }
 
-// "->member" steps after @cast(...), or after a target variable written
-// with spaces around '->' ("$p->f" lexes as one name)
+// A target variable ($p, $p->f; not $$parms, $var$ or a script argument) or
+// @cast(...): what "->member" and "[index]" steps may follow.
+bool Parser::is_target_chain(const Expr &e)
+{
+	if (e.kind == ExprKind::AtCall)
+		return e.text == "cast";
+	return e.kind == ExprKind::Var && e.text.size() > 1 && e.text[0] == '$' && e.text[1] != '$' &&
+	       !std::isdigit(static_cast<unsigned char>(e.text[1])) && e.text.back() != '$';
+}
+
+// "->member" and "[index]" steps after @cast(...), or after a target
+// variable ("$p->f" lexes as one name; spaces around '->' and indexes
+// come here)
 bool Parser::member_chain(Expr &e)
 {
-	bool cast = e.kind == ExprKind::AtCall && e.text == "cast";
-	bool tvar = e.kind == ExprKind::Var && e.text.size() > 1 && e.text[0] == '$' &&
-		    e.text[1] != '$';
-	if (!cast && !tvar) {
+	bool cast = e.kind == ExprKind::AtCall;
+	if (!is_target_chain(e)) {
 		error_here("'->' can only follow a target variable or @cast(...)");
 		return false;
 	}
-	while (cur().punct("->")) {
+	while (cur().punct("->") || cur().punct("[")) {
+		if (cur().punct("[")) {
+			SourceLoc at = cur().loc;
+			advance();
+			ExprPtr i = expression();
+			if (!i || !expect("]", "after the index"))
+				return false;
+			std::string step = i->kind == ExprKind::Number && i->number >= 0
+						   ? "[" + std::to_string(i->number) + "]" : "[]";
+			if (cast) {
+				e.members.push_back(step);
+				e.member_locs.push_back(at);
+			} else {
+				e.text += step;
+			}
+			e.subscripts.push_back(std::move(i));
+			continue;
+		}
 		advance();
 		const Token &m = cur();
 		if ((m.kind != Tok::Ident && m.kind != Tok::Keyword) || m.text[0] == '$') {
@@ -313,7 +349,8 @@ ExprPtr Parser::primary()
 	}
 	case Tok::Ident: {
 		bool is_call = peek_tok().punct("(");
-		bool is_index = peek_tok().punct("[");
+		// "$p[i]" indexes a target variable (postfix), not an array
+		bool is_index = peek_tok().punct("[") && !(t.text.size() > 1 && t.text[0] == '$');
 		auto e = std::make_unique<Expr>(is_call ? ExprKind::Call
 						: is_index ? ExprKind::Index : ExprKind::Var,
 						t.loc);

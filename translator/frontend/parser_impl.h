@@ -112,6 +112,7 @@ private:
 	ExprPtr address_of();
 
 	bool member_chain(Expr &e);
+	static bool is_target_chain(const Expr &e);
 
 	ExprPtr in_array(ExprPtr in);
 

@@ -12,6 +12,25 @@ static std::string list(const std::vector<ExprPtr> &args)
 	return out;
 }
 
+// A target variable's or @cast's steps ("$p->a[]->b", "->a[2]") with each
+// "[...]" written as its index expression.
+static std::string with_subscripts(const std::string &steps, const Expr &e)
+{
+	std::string out;
+	size_t k = 0;
+	for (size_t i = 0; i < steps.size(); i++) {
+		if (steps[i] != '[' || k >= e.subscripts.size()) {
+			out += steps[i];
+			continue;
+		}
+		out += "[" + expr_str(*e.subscripts[k++], true) + "]";
+		i = steps.find(']', i);
+		if (i == std::string::npos)
+			break;
+	}
+	return out;
+}
+
 std::string expr_str(const Expr &e, bool top)
 {
 	switch (e.kind) {
@@ -23,7 +42,7 @@ std::string expr_str(const Expr &e, bool top)
 	case ExprKind::String:
 		return quote_string(e.text);
 	case ExprKind::Var:
-		return e.text;
+		return with_subscripts(e.text, e);
 	case ExprKind::Unary: {
 		const Expr &a = *e.args[0];
 		// A space, not parentheses, keeps "- -x" from lexing as "--x":
@@ -49,9 +68,10 @@ std::string expr_str(const Expr &e, bool top)
 	case ExprKind::Call:
 	case ExprKind::AtCall: {
 		std::string s = (e.kind == ExprKind::AtCall ? "@" : "") + e.text + "(" + list(e.args) + ")";
-		for (const std::string &m : e.members) // @cast(...)->m
-			s += "->" + m;
-		return s;
+		std::string steps;
+		for (const std::string &m : e.members) // @cast(...)->m[i]
+			steps += m[0] == '[' ? m : "->" + m;
+		return s + with_subscripts(steps, e);
 	}
 	case ExprKind::Index:
 		return e.text + "[" + list(e.args) + "]";

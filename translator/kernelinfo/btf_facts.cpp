@@ -465,17 +465,110 @@ uint32_t arrow_target(const Btf &b, uint32_t t, bool first_of_cast, bool after_m
 	return ty.kind == Kind::Struct || ty.kind == Kind::Union ? s : 0;
 }
 
+// The end of a walk at a value of type t: a scalar is read (its size and
+// signedness); an array, struct or union member gives its address.
+bool walk_end(const Btf &b, uint32_t t, const std::vector<std::string> &members,
+	      TargetAccess &acc, WalkFail &fail)
+{
+	unsigned sz = 8;
+	bool sg = false;
+	if (scalar(b, t, sz, sg)) {
+		acc.size = sz;
+		acc.is_signed = sg;
+		acc.deref_last = !acc.offsets.empty();
+		return true;
+	}
+	fail.type = type_name(b, t);
+	fail.step = members.empty() ? 0 : members.size() - 1;
+	if (acc.offsets.empty()) {
+		fail.what = WalkFail::NotScalar;
+		return false;
+	}
+	Kind k = b.type(strip(b, t)).kind;
+	if (k != Kind::Array && k != Kind::Struct && k != Kind::Union) {
+		fail.what = WalkFail::Unreadable;
+		return false;
+	}
+	acc.deref_last = false; // arrays and structs: their address
+	return true;
+}
+
+// A struct or union declared only (Fwd): its definition when the BTF has one.
+uint32_t complete(const Btf &b, uint32_t s)
+{
+	Type ty = b.type(s);
+	if (ty.kind != Kind::Fwd)
+		return s;
+	uint32_t def = b.find(std::string(ty.name), ty.fwd_union ? Kind::Union : Kind::Struct);
+	return def ? def : s;
+}
+
+// Applies an index step "[]" or "[N]" (step i) to a value of type t, as
+// dwarf.cpp does: an array held in memory (a member) adds index times the
+// element size to the last step's offset; a pointer (or @cast's type at its
+// address, first_of_cast) starts a new step at the element. t becomes the
+// element's type.
+bool index_step(const Btf &b, uint32_t &t, bool first_of_cast, size_t i,
+		const std::string &step, TargetAccess &acc, WalkFail &fail)
+{
+	uint32_t s = strip(b, t);
+	Type ty = b.type(s);
+	uint32_t elem = 0;
+	bool embedded = false;
+	fail.step = i;
+	fail.type = type_name(b, t);
+	if (first_of_cast) {
+		elem = t;
+	} else if (ty.kind == Kind::Array && i > 0) {
+		elem = ty.ref;
+		embedded = true;
+	} else if (ty.kind == Kind::Ptr) {
+		elem = ty.ref;
+	} else {
+		fail.what = WalkFail::NotIndexable;
+		return false;
+	}
+	uint32_t es = complete(b, strip(b, elem));
+	std::optional<uint64_t> stride = es ? b.size_of(es) : std::nullopt;
+	if (!stride || !*stride || b.type(es).kind == Kind::Fwd) {
+		fail.what = WalkFail::NoElementSize;
+		return false;
+	}
+	int64_t n = 0;
+	if (step != "[]") {
+		n = std::stoll(step.substr(1));
+		if (embedded && ty.size && static_cast<uint64_t>(n) >= ty.size) {
+			fail.what = WalkFail::OutOfBounds;
+			fail.bound = ty.size;
+			return false;
+		}
+	}
+	if (!embedded)
+		acc.offsets.push_back(0);
+	acc.offsets.back() += static_cast<int32_t>(n * static_cast<int64_t>(*stride));
+	if (step == "[]")
+		acc.indices.push_back({acc.offsets.size() - 1, static_cast<int64_t>(*stride)});
+	t = elem;
+	return true;
+}
+
 // Applies "->m" steps to a value of type t into acc, as dwarf.cpp does:
 // each step needs a pointer to a struct or union (pointee: t is the struct
 // itself, the value its address) and appends the member's offset. A "->"
 // after a member that is a struct or union itself (not a pointer: "f_path"
 // of struct file) adds to the offset of that member instead, as SystemTap
-// allows. The last type gives the size and signedness of a scalar, which is
-// read; an array, struct or union gives its address.
+// allows. "[i]" steps index arrays and pointers (index_step). The last type
+// gives the size and signedness of a scalar, which is read; an array,
+// struct or union gives its address.
 bool walk_members(const Btf &b, uint32_t t, bool pointee, const std::vector<std::string> &members,
 		  TargetAccess &acc, WalkFail &fail)
 {
 	for (size_t i = 0; i < members.size(); i++) {
+		if (is_index_step(members[i])) {
+			if (!index_step(b, t, pointee && i == 0, i, members[i], acc, fail))
+				return false;
+			continue;
+		}
 		bool embedded = false;
 		uint32_t s = arrow_target(b, t, pointee && i == 0, i > 0, embedded);
 		if (!s) {
@@ -507,27 +600,7 @@ bool walk_members(const Btf &b, uint32_t t, bool pointee, const std::vector<std:
 			acc.offsets.push_back(static_cast<int32_t>(off));
 		t = mt;
 	}
-	unsigned sz = 8;
-	bool sg = false;
-	if (scalar(b, t, sz, sg)) {
-		acc.size = sz;
-		acc.is_signed = sg;
-		acc.deref_last = !acc.offsets.empty();
-		return true;
-	}
-	fail.type = type_name(b, t);
-	fail.step = members.empty() ? 0 : members.size() - 1;
-	if (acc.offsets.empty()) {
-		fail.what = WalkFail::NotScalar;
-		return false;
-	}
-	Kind k = b.type(strip(b, t)).kind;
-	if (k != Kind::Array && k != Kind::Struct && k != Kind::Union) {
-		fail.what = WalkFail::Unreadable;
-		return false;
-	}
-	acc.deref_last = false; // arrays and structs: their address
-	return true;
+	return walk_end(b, t, members, acc, fail);
 }
 
 // The FUNC ids of every definition of f's name in b (one unless static
@@ -570,11 +643,7 @@ Result<uint32_t> var_type(const Btf &b, const State &st, const KernelFunction &f
 Result<TargetAccess> BtfKernelFacts::target_access(const KernelFunction &f,
 						   const std::string &spelling, bool in_return) const
 {
-	std::vector<std::string> parts;
-	std::string s = spelling.substr(1);
-	for (size_t p; (p = s.find("->")) != std::string::npos; s = s.substr(p + 2))
-		parts.push_back(s.substr(0, p));
-	parts.push_back(s);
+	std::vector<std::string> parts = split_target_spelling(spelling);
 	const Btf *b = btf_of(*state_, f.info_file);
 	if (!b || b->type(static_cast<uint32_t>(f.info_id)).kind != Kind::Func)
 		return fail("lost the BTF of " + f.name);

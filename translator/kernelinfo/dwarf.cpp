@@ -373,18 +373,142 @@ void complete(State &st, Dwarf_Die *t)
 		*t = def;
 }
 
+// The element counts of array type t, one per dimension (0: unknown).
+std::vector<uint64_t> array_dims(Dwarf_Die *t)
+{
+	std::vector<uint64_t> dims;
+	Dwarf_Die sub;
+	if (dwarf_child(t, &sub) != 0)
+		return dims;
+	do {
+		if (dwarf_tag(&sub) != DW_TAG_subrange_type)
+			continue;
+		Dwarf_Attribute a;
+		Dwarf_Word n = 0;
+		if (dwarf_attr_integrate(&sub, DW_AT_count, &a) && dwarf_formudata(&a, &n) == 0)
+			dims.push_back(n);
+		else if (dwarf_attr_integrate(&sub, DW_AT_upper_bound, &a) &&
+			 dwarf_formudata(&a, &n) == 0)
+			dims.push_back(n + 1);
+		else
+			dims.push_back(0);
+	} while (dwarf_siblingof(&sub, &sub) == 0);
+	return dims;
+}
+
+// Where a walk is: the type of the value and, inside a multi-dimensional
+// array type (one DIE for all dimensions), how many were indexed already.
+struct WalkAt {
+	Dwarf_Die t;
+	size_t dim = 0;
+};
+
+// Applies an index step "[]" or "[N]" (step i) at w: an array held in
+// memory (a member) adds index times the element size to the last step's
+// offset; a pointer (or @cast's type at its address, first_of_cast) starts
+// a new step at the element. w moves to the element.
+bool index_step(State &st, WalkAt &w, bool first_of_cast, size_t i, const std::string &step,
+		TargetAccess &acc, WalkFail &fail)
+{
+	Dwarf_Die bare = w.t, elem = w.t;
+	bool ok = strip(&bare);
+	int tag = ok ? dwarf_tag(&bare) : 0;
+	fail.step = i;
+	fail.type = type_name(w.t);
+	std::vector<uint64_t> dims = tag == DW_TAG_array_type ? array_dims(&bare) : std::vector<uint64_t>{};
+	bool embedded = !first_of_cast && tag == DW_TAG_array_type && i > 0 && w.dim < dims.size();
+	if (first_of_cast)
+		elem = w.t;
+	else if (embedded || tag == DW_TAG_pointer_type)
+		ok = type_die(&bare, &elem);
+	if (!first_of_cast && !embedded && tag != DW_TAG_pointer_type) {
+		fail.what = WalkFail::NotIndexable;
+		return false;
+	}
+	Dwarf_Die es = elem;
+	Dwarf_Word stride = 0;
+	if (ok && strip(&es))
+		complete(st, &es);
+	if (!ok || dwarf_hasattr(&es, DW_AT_declaration) || dwarf_aggregate_size(&es, &stride) != 0 ||
+	    !stride) {
+		fail.what = WalkFail::NoElementSize;
+		return false;
+	}
+	for (size_t d = w.dim + 1; embedded && d < dims.size(); d++)
+		stride *= dims[d]; // the rest of a multi-dimensional array's dimensions
+	int64_t n = 0;
+	if (step != "[]") {
+		n = std::stoll(step.substr(1));
+		if (embedded && dims[w.dim] && static_cast<uint64_t>(n) >= dims[w.dim]) {
+			fail.what = WalkFail::OutOfBounds;
+			fail.bound = dims[w.dim];
+			return false;
+		}
+	}
+	if (!embedded)
+		acc.offsets.push_back(0);
+	acc.offsets.back() += static_cast<int32_t>(n * static_cast<int64_t>(stride));
+	if (step == "[]")
+		acc.indices.push_back({acc.offsets.size() - 1, static_cast<int64_t>(stride)});
+	if (embedded && w.dim + 1 < dims.size()) {
+		w.dim++; // still inside the array type: its next dimension
+		return true;
+	}
+	w.t = elem;
+	w.dim = 0;
+	return true;
+}
+
+// The end of a walk at a value of type t: a scalar is read (its size and
+// signedness); an array, struct or union member gives its address.
+bool walk_end(Dwarf_Die t, const std::vector<std::string> &members, TargetAccess &acc,
+	      WalkFail &fail)
+{
+	unsigned sz = 8;
+	bool sg = false;
+	if (scalar(t, sz, sg)) {
+		acc.size = sz;
+		acc.is_signed = sg;
+		acc.deref_last = !acc.offsets.empty();
+		return true;
+	}
+	fail.type = type_name(t);
+	fail.step = members.empty() ? 0 : members.size() - 1;
+	if (acc.offsets.empty()) {
+		fail.what = WalkFail::NotScalar;
+		return false;
+	}
+	Dwarf_Die bare = t;
+	strip(&bare);
+	if (dwarf_tag(&bare) != DW_TAG_array_type && dwarf_tag(&bare) != DW_TAG_structure_type &&
+	    dwarf_tag(&bare) != DW_TAG_union_type) {
+		fail.what = WalkFail::Unreadable;
+		return false;
+	}
+	acc.deref_last = false; // arrays and structs: their address
+	return true;
+}
+
 // Applies "->m" steps to a value of type t into acc: each step needs a
 // pointer to a struct or union (pointee: t is the struct or union itself,
 // the value its address) and appends the member's offset, or a struct or
-// union member of the previous one, whose offset adds to the last. The last type
-// gives the size and signedness of a scalar, which is read; an array or
-// struct member gives its address.
+// union member of the previous one, whose offset adds to the last. "[i]"
+// steps index arrays and pointers (index_step). The last type gives the
+// size and signedness of a scalar, which is read; an array or struct
+// member gives its address.
 bool walk_members(State &st, Dwarf_Die t, bool pointee, const std::vector<std::string> &members,
 		  TargetAccess &acc, WalkFail &fail)
 {
+	WalkAt w{t, 0};
 	for (size_t i = 0; i < members.size(); i++) {
+		if (is_index_step(members[i])) {
+			if (!index_step(st, w, pointee && i == 0, i, members[i], acc, fail))
+				return false;
+			continue;
+		}
+		t = w.t;
 		Dwarf_Die pt = t;
-		bool ok = strip(&pt);
+		bool ok = strip(&pt) && w.dim == 0;
 		// "->" into a struct or union member held inside the previous one
 		// (not a pointer to it): its offset adds to the previous step's
 		bool embedded = ok && i > 0 && (dwarf_tag(&pt) == DW_TAG_structure_type ||
@@ -420,31 +544,9 @@ bool walk_members(State &st, Dwarf_Die t, bool pointee, const std::vector<std::s
 			acc.offsets.back() += static_cast<int32_t>(moff);
 		else
 			acc.offsets.push_back(static_cast<int32_t>(moff));
-		type_die(&m, &t);
+		type_die(&m, &w.t);
 	}
-	unsigned sz = 8;
-	bool sg = false;
-	if (scalar(t, sz, sg)) {
-		acc.size = sz;
-		acc.is_signed = sg;
-		acc.deref_last = !acc.offsets.empty();
-		return true;
-	}
-	fail.type = type_name(t);
-	fail.step = members.empty() ? 0 : members.size() - 1;
-	if (acc.offsets.empty()) {
-		fail.what = WalkFail::NotScalar;
-		return false;
-	}
-	Dwarf_Die bare = t;
-	strip(&bare);
-	if (dwarf_tag(&bare) != DW_TAG_array_type && dwarf_tag(&bare) != DW_TAG_structure_type &&
-	    dwarf_tag(&bare) != DW_TAG_union_type) {
-		fail.what = WalkFail::Unreadable;
-		return false;
-	}
-	acc.deref_last = false; // arrays and structs: their address
-	return true;
+	return walk_end(w.t, members, acc, fail);
 }
 
 const int max_args = 6; // x86-64 SysV: rdi rsi rdx rcx r8 r9 (arm64 has 8)
@@ -719,12 +821,8 @@ Result<std::vector<KernelFunction>> Reader::tracepoint_functions(const std::stri
 Result<TargetAccess> Reader::target_access(const KernelFunction &f, const std::string &spelling,
 					   bool in_return) const
 {
-	// split "$a->b->c"
-	std::vector<std::string> parts;
-	std::string s = spelling.substr(1);
-	for (size_t p; (p = s.find("->")) != std::string::npos; s = s.substr(p + 2))
-		parts.push_back(s.substr(0, p));
-	parts.push_back(s);
+	// split "$a->b[2]->c"
+	std::vector<std::string> parts = split_target_spelling(spelling);
 	auto h = open_file(*state_, f.info_file);
 	if (!h)
 		return h.error();

@@ -134,6 +134,34 @@ Result<TargetAccess> parameter_access(const KernelFunction &f, const std::string
 				   : (f.tracepoint ? " (arguments: " : " (parameters: ") + names + ")"));
 }
 
+std::vector<std::string> split_target_spelling(const std::string &spelling)
+{
+	std::vector<std::string> parts;
+	size_t p = spelling.empty() || spelling[0] != '$' ? 0 : 1;
+	size_t q = spelling.find_first_of("-[", p);
+	parts.push_back(spelling.substr(p, q == std::string::npos ? q : q - p));
+	for (p = q; p != std::string::npos && p < spelling.size(); p = q) {
+		if (spelling[p] == '[') {
+			q = spelling.find(']', p);
+			q = q == std::string::npos ? spelling.size() : q + 1;
+			parts.push_back(spelling.substr(p, q - p));
+			continue;
+		}
+		p += 2; // "->"
+		q = spelling.find_first_of("-[", p);
+		parts.push_back(spelling.substr(p, q == std::string::npos ? q : q - p));
+	}
+	return parts;
+}
+
+std::string steps_text(const std::vector<std::string> &steps, size_t upto)
+{
+	std::string s;
+	for (size_t i = 0; i < upto && i < steps.size(); i++)
+		s += steps[i] == "[]" ? "[...]" : is_index_step(steps[i]) ? steps[i] : "->" + steps[i];
+	return s;
+}
+
 std::string describe_vars(const KernelFunction &f, bool in_return)
 {
 	std::string s;
@@ -228,6 +256,35 @@ static std::string members_hint(const WalkFail &fail, const std::string &mem)
 	       (list.empty() ? " has no members" : " has " + list);
 }
 
+// The messages of a failed "[i]" step (nothing for the other failures):
+// what: the value indexed, quoted; where: " in f()" or "" (@cast).
+static std::optional<Error> index_walk_error(const WalkFail &fail, const std::string &what,
+					     const std::vector<std::string> &steps,
+					     const std::string &where)
+{
+	const std::string idx = fail.step < steps.size() && steps[fail.step] != "[]"
+					? steps[fail.step] : "[...]";
+	switch (fail.what) {
+	case WalkFail::NotIndexable:
+		return stap_pmu::fail(what + " is " + fail.type + where +
+					      ", not an array or pointer: cannot use '" + idx + "'",
+				      "only arrays and pointers can be indexed");
+	case WalkFail::OutOfBounds:
+		return stap_pmu::fail("index " + idx.substr(1, idx.size() - 2) + " is out of bounds of " +
+					      what + where + ", " + fail.type + " of " +
+					      std::to_string(fail.bound) + " element" +
+					      (fail.bound == 1 ? "" : "s"),
+				      "the last element is [" +
+					      std::to_string(fail.bound ? fail.bound - 1 : 0) + "]");
+	case WalkFail::NoElementSize:
+		return stap_pmu::fail(what + " is " + fail.type + where +
+					      ", whose elements have no known size: cannot use '" + idx + "'",
+				      "cast it to a pointer to a complete type with @cast(p, \"TYPE\")[i]");
+	default:
+		return std::nullopt;
+	}
+}
+
 // The message for a target variable whose member walk failed.
 Error tvar_walk_error(const WalkFail &fail, const std::string &var,
 		      const std::vector<std::string> &members, const std::string &where)
@@ -235,9 +292,9 @@ Error tvar_walk_error(const WalkFail &fail, const std::string &var,
 	// "$a->b" up to the failing step (NotScalar, Unreadable: all of it)
 	size_t upto = fail.what == WalkFail::NotScalar || fail.what == WalkFail::Unreadable
 			      ? members.size() : fail.step;
-	std::string path = "$" + var;
-	for (size_t i = 0; i < upto; i++)
-		path += "->" + members[i];
+	std::string path = "$" + var + steps_text(members, upto);
+	if (std::optional<Error> e = index_walk_error(fail, "'" + path + "'", members, where))
+		return *e;
 	switch (fail.what) {
 	case WalkFail::NotPointer:
 		return stap_pmu::fail("'" + path + "' is not a pointer to a struct or union" +
@@ -255,7 +312,7 @@ Error tvar_walk_error(const WalkFail &fail, const std::string &var,
 						where);
 	case WalkFail::Unreadable:
 		return stap_pmu::fail("'" + path + "' has a type stap-pmu cannot read" + where);
-	case WalkFail::NotScalar:
+	default:
 		break;
 	}
 	return stap_pmu::fail("'" + path + "' is not an integer or pointer" + where);
@@ -268,10 +325,14 @@ CastError cast_walk_error(const WalkFail &fail, const std::vector<std::string> &
 	CastError e;
 	e.part = CastError::Member;
 	e.member = fail.step;
-	std::string before; // "->a->b" up to the failing member
-	for (size_t i = 0; i < fail.step; i++)
-		before += "->" + members[i];
+	std::string before = steps_text(members, fail.step); // "->a->b" up to the failing step
 	const std::string &mem = members[fail.step];
+	std::string indexed = before.empty() ? "'" + shown + "'" : "'" + before + "' of " + shown;
+	if (std::optional<Error> ie = index_walk_error(fail, indexed, members, "")) {
+		e.msg = ie->what;
+		e.hint = ie->hint;
+		return e;
+	}
 	switch (fail.what) {
 	case WalkFail::NotPointer:
 		e.msg = fail.step == 0
@@ -291,9 +352,8 @@ CastError cast_walk_error(const WalkFail &fail, const std::vector<std::string> &
 	case WalkFail::BitField:
 		e.msg = "'" + mem + "' of " + fail.type + " is a bit field, which stap-pmu cannot read";
 		break;
-	case WalkFail::Unreadable:
-	case WalkFail::NotScalar:
-		e.msg = "'" + before + "->" + mem + "' of " + shown +
+	default:
+		e.msg = "'" + steps_text(members, fail.step + 1) + "' of " + shown +
 			" has a type stap-pmu cannot read (" + fail.type + ")";
 		break;
 	}

@@ -58,7 +58,26 @@ struct TargetAccess {
 	bool is_signed = false;
 	bool deref_last = false;      // the final value is read from memory
 	bool at_entry = false;        // .return: @entry(), the whole value read at entry
+	// run-time "[i]" steps, in the order of the spelling's "[]": index k
+	// adds its value times stride to the address of step `step`
+	struct Index {
+		size_t step = 0;
+		int64_t stride = 0;
+	};
+	std::vector<Index> indices;
 };
+
+// Steps of a target variable or @cast chain: "name" (->name), "[]" (a
+// run-time index) or "[N]" (a constant index, folded into the offsets and
+// checked against a fixed array's bound).
+inline bool is_index_step(const std::string &step) { return !step.empty() && step[0] == '['; }
+
+// "$p->a[2]->b[]" split into the variable ("p") and its steps ("a", "[2]",
+// "b", "[]"); the spelling without the '$'.
+std::vector<std::string> split_target_spelling(const std::string &spelling);
+
+// The steps written back as the script has them: "->a[2]->b[...]".
+std::string steps_text(const std::vector<std::string> &steps, size_t upto);
 
 // Why @cast could not be resolved, and which part of it the message is about.
 struct CastError {
@@ -222,12 +241,22 @@ Result<TargetAccess> parameter_access(const KernelFunction &f, const std::string
 // implementation reports it; the functions below word the messages, so
 // that they are the same whatever the facts were read from.
 struct WalkFail {
-	enum What { NotPointer, Incomplete, NoMember, BitField, Unreadable, NotScalar } what = NotPointer;
+	enum What {
+		NotPointer, Incomplete, NoMember, BitField, Unreadable, NotScalar,
+		NotIndexable, // "[i]" after a value that is no array or pointer
+		OutOfBounds,  // a constant index not below the array's bound
+		NoElementSize, // "[i]" through a pointer to void or to an incomplete type
+	} what = NotPointer;
 	size_t step = 0;                // index of the member (NotPointer, NoMember, BitField)
 	std::string type;               // NotPointer, Unreadable: the value's type;
 					// others: the struct or union searched
 	std::vector<std::string> names; // NoMember: the members it has
+	uint64_t bound = 0;             // OutOfBounds: the array's element count
 };
+
+// The most run-time indices one target variable or @cast chain may have
+// (runtime/stp_tvar.h STP_TVAR_MAXIDX).
+constexpr size_t max_target_indices = 4;
 
 // A target variable $var->members... whose walk failed; where: " in f()".
 // NoMember: the hint has "did you mean" and the struct's members.

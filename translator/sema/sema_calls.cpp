@@ -219,6 +219,7 @@ Type Checker::at_call(const Expr &e)
 	if ((e.text == "entry" || e.text == "defined") && e.args.size() == 1 &&
 	    e.args[0]->kind == ExprKind::Var && e.args[0]->text[0] == '$') {
 		if (e.text == "entry") {
+			subscripts(*e.args[0]);
 			target_var(e, e.args[0]->text, true, false);
 		} else {
 			bool ok = target_var(e, e.args[0]->text, false, true);

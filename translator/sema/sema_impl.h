@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 
 #include "translator/sema/builtins.h"
 #include "translator/support/suggest.h"
@@ -108,6 +109,7 @@ private:
 	bool target_var(const Expr &e, const std::string &spelling, bool entry, bool quiet,
 			bool address = false);
 	Type address_of(const Expr &e);
+	void subscripts(const Expr &e);
 
 	Type var(const Expr &e);
 
@@ -188,6 +190,8 @@ private:
 	bool report_ = false;
 	// a '*' key is allowed here (the keys of delete, 'in', a foreach slice)
 	bool wildcard_ok_ = false;
+	// target variables (point, body index) not resolved yet (target_var)
+	std::set<std::pair<const ResolvedPoint *, size_t>> tvar_failed_;
 	size_t cur_body_ = SIZE_MAX;
 	bool changed_ = false;
 	// @cast expressions resolved (each once): the error, or none

@@ -1,5 +1,8 @@
 // sema_vars.cpp - Checker: variable binding, target variables, array references and keys.
 #include "translator/sema/sema_impl.h"
+#include "translator/frontend/printer.h"
+
+#include <algorithm>
 
 namespace stap_pmu::sema_impl {
 
@@ -119,8 +122,11 @@ bool Checker::target_var(const Expr &e, const std::string &spelling, bool entry,
 		if (pi.body != cur_body_)
 			continue;
 		ResolvedPoint &p = pi.point;
-		if (p.tvars.size() > k)
+		if (p.tvars.size() > k && !tvar_failed_.count({&p, k}))
 			continue; // resolved in an earlier round
+		// until resolved: a later variable's resolution pads p.tvars past
+		// k, which must not hide this one's error in the reporting round
+		tvar_failed_.insert({&p, k});
 		if (!p.func) {
 			error(e.loc, "target variable '" + spelling + "' in '" + p.name +
 					     "', which has no DWARF",
@@ -146,6 +152,20 @@ bool Checker::target_var(const Expr &e, const std::string &spelling, bool entry,
 			ok = false;
 			continue;
 		}
+		if (acc->indices.size() > max_target_indices) {
+			error(e.loc, "'" + spelling + "' has more than " +
+					     std::to_string(max_target_indices) + " run-time indexes",
+			      "index with constants where you can: they cost nothing at run time");
+			ok = false;
+			continue;
+		}
+		if (entry && !acc->indices.empty()) {
+			error(e.loc, "@entry() of '" + spelling + "' with a run-time index",
+			      "only constant indexes can be read at entry; save the element "
+			      "you want in the entry probe");
+			ok = false;
+			continue;
+		}
 		if (address && acc->offsets.empty()) {
 			error(e.loc, "'" + spelling + "' is not in memory: '&' needs a member, e.g. &" +
 					     spelling + "->member");
@@ -158,8 +178,9 @@ bool Checker::target_var(const Expr &e, const std::string &spelling, bool entry,
 			acc->is_signed = false;
 		}
 		acc->at_entry = entry;
-		p.tvars.resize(k);
-		p.tvars.push_back(*acc);
+		p.tvars.resize(std::max(p.tvars.size(), k + 1));
+		p.tvars[k] = *acc;
+		tvar_failed_.erase({&p, k});
 	}
 	return ok;
 }
@@ -229,6 +250,7 @@ Type Checker::var(const Expr &e)
 	if (procfs_value(e))
 		return set(e, Type::String);
 	if (!e.text.empty() && e.text[0] == '$') {
+		subscripts(e);
 		target_var(e, e.text, false, false);
 		return set(e, Type::Long);
 	}
@@ -243,15 +265,27 @@ Type Checker::var(const Expr &e)
 	return set(e, sym->type);
 }
 
-// &$p->m, &@cast(p, "type")->m: the member's address (the parser lets
-// nothing else follow '&').
+// The "[i]" indexes of a target variable or @cast chain: longs.
+void Checker::subscripts(const Expr &e)
+{
+	for (const ExprPtr &i : e.subscripts)
+		expect_type(*i, Type::Long, "an index of '" + expr_str(e) + "'");
+}
+
+// &$p->m, &@cast(p, "type")->m, &$p->a[i]: the member's or element's
+// address (the parser lets nothing else follow '&').
 Type Checker::address_of(const Expr &e)
 {
 	const Expr &x = *e.args[0];
 	if (x.kind == ExprKind::AtCall) {
-		if (cast_op(x, false))
-			r_.cast_of[&x].deref_last = false;
+		if (cast_op(x, false)) { // the address, whole: not the member's size
+			TargetAccess &a = r_.cast_of[&x];
+			a.deref_last = false;
+			a.size = 8;
+			a.is_signed = false;
+		}
 	} else {
+		subscripts(x);
 		target_var(x, x.text, false, false, true);
 	}
 	set(x, Type::Long);
@@ -275,6 +309,8 @@ bool Checker::cast_op(const Expr &e, bool quiet)
 		return false;
 	}
 	expect_type(*e.args[0], Type::Long, "the address given to @cast");
+	if (!quiet)
+		subscripts(e);
 	Type at = r_.type_of(*e.args[0]);
 	bool ok = at == Type::Long || at == Type::Unknown;
 	for (size_t i = 1; i < e.args.size(); i++) {
@@ -296,6 +332,12 @@ bool Checker::cast_op(const Expr &e, bool quiet)
 		ok = false;
 	} else if (e.members.size() > 8) {
 		report(e.member_locs[8], "@cast(...) has more than 8 member steps");
+		ok = false;
+	} else if (size_t n = std::count(e.members.begin(), e.members.end(), "[]");
+		   n > max_target_indices) {
+		report(e.loc, "@cast(...) has more than " + std::to_string(max_target_indices) +
+				      " run-time indexes",
+		       "index with constants where you can: they cost nothing at run time");
 		ok = false;
 	}
 	if (!ok)

@@ -204,7 +204,8 @@ TEST(Syscalls, GeneratedStringsAndEntryArguments)
 		{"getpid", {}},
 	};
 	std::set<std::string> present = {"read", "openat", "getpid"};
-	std::set<std::string> btf = {"read", "openat"};
+	// a wrapper whose BTF prototype is SYSCALL_DEFINE0's names it __unused
+	std::map<std::string, std::string> btf = {{"read", "regs"}, {"openat", "__unused"}};
 	std::string t = syscalls::generate_tapset(protos, present, "x86_64", btf);
 	for (const char *want : {
 		     "\tdfd_str = _dfd_str(dfd)\n"
@@ -219,7 +220,7 @@ TEST(Syscalls, GeneratedStringsAndEntryArguments)
 		     "\tcount = @entry($regs->dx)\n"
 		     "\targstr = sprintf(\"%d, 0x%x, %u\", fd, buf_uaddr, count)\n"
 		     "\tretval = $return\n\tretstr = __syscall_retstr(retval)\n}\n",
-		     "\tmode = @entry($regs->r10) & 0xffff\n",
+		     "\tmode = @entry($__unused->r10) & 0xffff\n",
 		     // no BTF for getpid's wrapper: a kprobe without arguments
 		     "probe syscall.getpid.return = kprobe.function(\"__x64_sys_getpid\").return {\n"
 		     "\tname = \"getpid\"\n\tretval = returnval()\n",

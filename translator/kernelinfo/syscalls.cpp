@@ -418,22 +418,22 @@ std::string alias_name(const std::string &call, const std::set<std::string> &pre
 	return it != m.end() && !present.count(it->second) ? it->second : call;
 }
 
-// Where an alias reads a wrapper's arguments: at its entry from the pt_regs
-// in its first register, or in its .return, where the wrapper's parameter
-// `regs` (BTF) read at entry gives them: on x86-64 each register's value as
-// it was at entry (@entry($regs->di)); on arm64, whose pt_regs keeps them in
-// an array, through the pt_regs pointer saved at entry (the registers the
-// user passed, which a system call leaves as they are).
-enum class At { Entry, Return };
+// Where an alias reads a wrapper's arguments (`at`): "" at its entry, from
+// the pt_regs in its first register; "$regs" in its .return, where the
+// wrapper's parameter (its BTF name) read at entry gives them: on x86-64
+// each register's value as it was at entry (@entry($regs->di)); on arm64,
+// whose pt_regs keeps them in an array, through the pt_regs pointer saved
+// at entry (the registers the user passed, which a system call leaves as
+// they are).
 
 // The expression reading argument i of a wrapper.
-std::string read_arg(size_t i, Kind k, const std::string &arch, At at)
+std::string read_arg(size_t i, Kind k, const std::string &arch, const std::string &at)
 {
 	static const int x86[] = {112, 104, 96, 56, 72, 64}; // di si dx r10 r8 r9
 	static const char *x86_regs[] = {"di", "si", "dx", "r10", "r8", "r9"};
 	int off = arch == "arm64" ? (int)i * 8 : x86[i];
-	std::string v = at == At::Return && arch != "arm64"
-				? std::string("@entry($regs->") + x86_regs[i] + ")"
+	std::string v = !at.empty() && arch != "arm64"
+				? "@entry(" + at + "->" + x86_regs[i] + ")"
 				: "kernel_long(__regs + " + std::to_string(off) + ")";
 	switch (k) {
 	case Kind::S32:
@@ -448,14 +448,15 @@ std::string read_arg(size_t i, Kind k, const std::string &arch, At at)
 }
 
 // The statements of an alias that set the arguments, what is derived from
-// them and argstr.
-void arg_statements(std::ostream &o, const Syscall &s, const std::string &arch, At at)
+// them and argstr; at as for read_arg.
+void arg_statements(std::ostream &o, const Syscall &s, const std::string &arch,
+		    const std::string &at)
 {
 	std::vector<std::string> names = arg_names(s), fmt;
-	if (!s.args.empty() && at == At::Entry)
+	if (!s.args.empty() && at.empty())
 		o << "\t__regs = register(\"" << (arch == "arm64" ? "x0" : "rdi") << "\")\n";
 	else if (!s.args.empty() && arch == "arm64")
-		o << "\t__regs = @entry($regs)\n";
+		o << "\t__regs = @entry(" << at << ")\n";
 	for (size_t i = 0; i < s.args.size() && i < 6; i++) {
 		Kind k = kind_of(s.args[i].type);
 		o << "\t" << names[i] << " = " << read_arg(i, k, arch, at) << "\n";
@@ -482,7 +483,7 @@ void entry_alias(std::ostream &o, const std::string &alias, const Syscall &s,
 {
 	o << "probe syscall." << alias << " = " << point << " {\n";
 	o << "\tname = \"" << alias << "\"\n";
-	arg_statements(o, s, arch, At::Entry);
+	arg_statements(o, s, arch, "");
 	o << "}\n";
 }
 
@@ -490,8 +491,9 @@ void entry_alias(std::ostream &o, const std::string &alias, const Syscall &s,
 // read (entry_args), the arguments as at entry.
 void return_alias(std::ostream &o, const std::string &alias, const Syscall &s,
 		  const std::string &wrapper, const std::string &opt, const std::string &arch,
-		  bool entry_args)
+		  const std::string &regs)
 {
+	const bool entry_args = !regs.empty();
 	// calls returning an address print it in hex, as SystemTap does
 	const std::string &c = s.name;
 	bool addr = c == "mmap" || c == "mmap_pgoff" || c == "brk" || c == "mremap" || c == "shmat";
@@ -499,7 +501,7 @@ void return_alias(std::ostream &o, const std::string &alias, const Syscall &s,
 	  << (entry_args ? "kernel.function(\"" : "kprobe.function(\"") << wrapper << "\").return"
 	  << opt << " {\n\tname = \"" << alias << "\"\n";
 	if (entry_args)
-		arg_statements(o, s, arch, At::Return);
+		arg_statements(o, s, arch, "$" + regs);
 	o << "\tretval = " << (entry_args ? "$return" : "returnval()") << "\n\tretstr = "
 	  << (addr ? "__syscall_retstr_addr" : "__syscall_retstr") << "(retval)\n}\n";
 }
@@ -508,7 +510,8 @@ void return_alias(std::ostream &o, const std::string &alias, const Syscall &s,
 
 std::string generate_tapset(const std::vector<Syscall> &protos,
 			    const std::optional<std::set<std::string>> &present,
-			    const std::string &arch, const std::set<std::string> &btf_wrappers)
+			    const std::string &arch,
+			    const std::map<std::string, std::string> &btf_wrappers)
 {
 	std::map<std::string, const Syscall *> by_name;
 	for (const Syscall &s : extras())
@@ -562,7 +565,9 @@ std::string generate_tapset(const std::vector<Syscall> &protos,
 		std::string point = "kprobe.function(\"" + prefix + call + "\")";
 		o << "\n";
 		entry_alias(o, alias, s, point + opt, arch);
-		return_alias(o, alias, s, prefix + call, opt, arch, btf_wrappers.count(call) > 0);
+		auto regs = btf_wrappers.find(call);
+		return_alias(o, alias, s, prefix + call, opt, arch,
+			     regs == btf_wrappers.end() ? "" : regs->second);
 		o << "probe nd_syscall." << alias << " = syscall." << alias << " { }\n";
 		o << "probe nd_syscall." << alias << ".return = syscall." << alias
 		  << ".return { }\n";
@@ -643,14 +648,22 @@ Result<GeneratedTapset> tapset_dir(const std::string &tree, const std::string &r
 		g.dir += "-unchecked";
 		file = g.dir + "/syscall_aliases.stp";
 	}
-	std::set<std::string> btf_wrappers;
+	std::map<std::string, std::string> btf_wrappers;
 	if (g.entry_args) {
 		const std::string prefix = wrapper_prefix(arch);
-		for (const std::string &w : present ? *present : std::set<std::string>{})
-			if ((*types)->find(prefix + w, btf::Kind::Func))
-				btf_wrappers.insert(w);
+		for (const std::string &w : present ? *present : std::set<std::string>{}) {
+			// the wrapper's one parameter: "regs", but the BTF of a kernel
+			// may give a wrapper the prototype of SYSCALL_DEFINE0's, whose
+			// parameter is "__unused" (both are the pt_regs)
+			uint32_t id = (*types)->find(prefix + w, btf::Kind::Func);
+			std::vector<btf::Param> ps;
+			if (id)
+				ps = (*types)->params((*types)->type(id).ref);
+			if (ps.size() == 1 && !ps[0].name.empty())
+				btf_wrappers[w] = std::string(ps[0].name);
 			else
 				g.without_btf++;
+		}
 	}
 	std::string out = generate_tapset(protos, present, arch, btf_wrappers);
 	std::error_code ec;

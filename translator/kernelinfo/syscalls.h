@@ -51,15 +51,16 @@ std::string wrapper_prefix(const std::string &arch);
 // prototype (arch-specific calls such as arch_prctl) gets name, argstr ""
 // and retstr only. Common calls get SystemTap's derived variables too
 // (`filename` read with user_string_quoted, `flags_str`, ...) and its
-// argstr. btf_wrappers: the calls whose wrapper the kernel's BTF describes;
-// their syscall.NAME.return is a kernel.function(...).return that sets the
-// arguments as they were at entry (@entry of the wrapper's `regs`), the
-// derived variables and argstr too; the others' a kprobe.function(...).return
-// with name, retval and retstr only.
+// argstr. btf_wrappers: the calls whose wrapper the kernel's BTF describes,
+// with the name BTF gives its pt_regs parameter ("regs"); their
+// syscall.NAME.return is a kernel.function(...).return that sets the
+// arguments as they were at entry (@entry($regs->di), ...), the derived
+// variables and argstr too; the others' a kprobe.function(...).return with
+// name, retval and retstr only.
 std::string generate_tapset(const std::vector<Syscall> &protos,
 			    const std::optional<std::set<std::string>> &present,
 			    const std::string &arch,
-			    const std::set<std::string> &btf_wrappers = {});
+			    const std::map<std::string, std::string> &btf_wrappers = {});
 
 // The directory holding the generated tapset of a target kernel (tree: its
 // build tree; arch: "x86_64" or "arm64"), written into the cache on first

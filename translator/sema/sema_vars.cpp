@@ -94,7 +94,7 @@ bool Checker::target_var(const Expr &e, const std::string &spelling, bool entry,
 		if (pi.body != cur_body_)
 			continue;
 		ResolvedPoint &p = pi.point;
-		if (p.tvars.size() > k)
+		if (p.tvars.size() > k && p.tvars[k].size != 0)
 			continue; // resolved in an earlier round
 		if (!p.func) {
 			error(e.loc, "target variable '" + spelling + "' in '" + p.name +
@@ -133,8 +133,13 @@ bool Checker::target_var(const Expr &e, const std::string &spelling, bool entry,
 			acc->is_signed = false;
 		}
 		acc->at_entry = entry;
-		p.tvars.resize(k);
-		p.tvars.push_back(*acc);
+		// a variable before this one that failed stays unresolved (size
+		// 0), so that the walk that reports errors meets it again
+		TargetAccess unresolved;
+		unresolved.size = 0;
+		if (p.tvars.size() <= k)
+			p.tvars.resize(k + 1, unresolved);
+		p.tvars[k] = *acc;
 	}
 	return ok;
 }

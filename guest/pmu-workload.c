@@ -5,6 +5,13 @@
  *   pmu-workload spin MS    busy loop for MS milliseconds of CLOCK_MONOTONIC
  *   pmu-workload signal N   sends itself SIGUSR1 N times (kill), each handled
  *   pmu-workload fault N    writes to N fresh anonymous pages: N write page faults
+ *   pmu-workload tcp N      brings lo up; a TCP client connected to a server on
+ *                           127.0.0.1:47001 sends N messages of 100 bytes (send),
+ *                           the server receives each with one recv(MSG_WAITALL);
+ *                           then the three sockets are closed
+ *   pmu-workload udp N      brings lo up; N datagrams of 100 bytes sent (sendto)
+ *                           from one socket to another on 127.0.0.1:47002, each
+ *                           received with one recvfrom
  *   pmu-workload phases SLEEP_MS SPIN_MS
  *                           per-thread counting phases, each bracketed by raw getpid
  *                           calls (guest.pmu_thread_task_clock):
@@ -29,7 +36,12 @@
 #include <string.h>
 #include <pthread.h>
 #include <signal.h>
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -40,7 +52,7 @@ static void usage(const char *msg)
 	if (msg)
 		fprintf(stderr, "pmu-workload: %s\n", msg);
 	fprintf(stderr, "usage: pmu-workload getpid N | read N | spin MS | signal N | fault N |"
-			" phases SLEEP_MS SPIN_MS\n");
+			" tcp N | udp N | phases SLEEP_MS SPIN_MS\n");
 	exit(2);
 }
 
@@ -125,6 +137,110 @@ static int do_fault(long long n)
 	madvise(p, (size_t)(n ? n : 1) * page, MADV_NOHUGEPAGE);
 	for (long long i = 0; i < n; i++)
 		((volatile char *)p)[i * page] = 1;
+	return 0;
+}
+
+static int fail(const char *what)
+{
+	fprintf(stderr, "pmu-workload: %s: %s\n", what, strerror(errno));
+	return 1;
+}
+
+/* A guest's init does not configure networking: lo starts down. */
+static int loopback_up(void)
+{
+	struct ifreq ifr;
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (s < 0)
+		return fail("socket");
+	memset(&ifr, 0, sizeof(ifr));
+	strcpy(ifr.ifr_name, "lo");
+	if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0) {
+		close(s);
+		return fail("SIOCGIFFLAGS lo");
+	}
+	if (!(ifr.ifr_flags & IFF_UP)) {
+		ifr.ifr_flags |= IFF_UP;
+		if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0) {
+			close(s);
+			return fail("SIOCSIFFLAGS lo");
+		}
+	}
+	close(s);
+	return 0;
+}
+
+static struct sockaddr_in loopback(int port)
+{
+	struct sockaddr_in a;
+
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_port = htons(port);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	return a;
+}
+
+static int do_tcp(long long n)
+{
+	struct sockaddr_in a = loopback(47001);
+	char buf[100];
+	int one = 1, l, c, s;
+
+	if (loopback_up())
+		return 1;
+	l = socket(AF_INET, SOCK_STREAM, 0);
+	if (l < 0)
+		return fail("socket");
+	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(l, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(l, 1) < 0)
+		return fail("bind/listen 127.0.0.1:47001");
+	c = socket(AF_INET, SOCK_STREAM, 0);
+	if (c < 0)
+		return fail("socket");
+	if (connect(c, (struct sockaddr *)&a, sizeof(a)) < 0)
+		return fail("connect");
+	s = accept(l, NULL, NULL);
+	if (s < 0)
+		return fail("accept");
+	memset(buf, 'x', sizeof(buf));
+	for (long long i = 0; i < n; i++) {
+		if (send(c, buf, sizeof(buf), 0) != (ssize_t)sizeof(buf))
+			return fail("send");
+		if (recv(s, buf, sizeof(buf), MSG_WAITALL) != (ssize_t)sizeof(buf))
+			return fail("recv");
+	}
+	close(s);
+	close(c);
+	close(l);
+	return 0;
+}
+
+static int do_udp(long long n)
+{
+	struct sockaddr_in a = loopback(47002);
+	char buf[100];
+	int r, s;
+
+	if (loopback_up())
+		return 1;
+	r = socket(AF_INET, SOCK_DGRAM, 0);
+	s = socket(AF_INET, SOCK_DGRAM, 0);
+	if (r < 0 || s < 0)
+		return fail("socket");
+	if (bind(r, (struct sockaddr *)&a, sizeof(a)) < 0)
+		return fail("bind 127.0.0.1:47002");
+	memset(buf, 'u', sizeof(buf));
+	for (long long i = 0; i < n; i++) {
+		if (sendto(s, buf, sizeof(buf), 0, (struct sockaddr *)&a, sizeof(a)) !=
+		    (ssize_t)sizeof(buf))
+			return fail("sendto");
+		if (recvfrom(r, buf, sizeof(buf), 0, NULL, NULL) != (ssize_t)sizeof(buf))
+			return fail("recvfrom");
+	}
+	close(s);
+	close(r);
 	return 0;
 }
 
@@ -230,6 +346,10 @@ int main(int argc, char **argv)
 			usage("fault: at most 1000000 pages");
 		return do_fault(n);
 	}
+	if (strcmp(argv[1], "tcp") == 0)
+		return do_tcp(n);
+	if (strcmp(argv[1], "udp") == 0)
+		return do_udp(n);
 	if (strcmp(argv[1], "spin") == 0) {
 		if (n > 86400000LL)
 			usage("spin: at most 86400000 ms");

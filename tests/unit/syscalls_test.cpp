@@ -193,6 +193,53 @@ TEST(Syscalls, GeneratedTapset)
 		<< l;
 }
 
+// SystemTap's strings and decoded flags for the common calls, and .return
+// aliases that carry the entry's arguments where BTF describes the wrapper.
+TEST(Syscalls, GeneratedStringsAndEntryArguments)
+{
+	std::vector<Syscall> protos = {
+		{"read", {{"unsigned int", "fd"}, {"char __user *", "buf"}, {"size_t", "count"}}},
+		{"openat", {{"int", "dfd"}, {"const char __user *", "filename"}, {"int", "flags"},
+			    {"umode_t", "mode"}}},
+		{"getpid", {}},
+	};
+	std::set<std::string> present = {"read", "openat", "getpid"};
+	// a wrapper whose BTF prototype is SYSCALL_DEFINE0's names it __unused
+	std::map<std::string, std::string> btf = {{"read", "regs"}, {"openat", "__unused"}};
+	std::string t = syscalls::generate_tapset(protos, present, "x86_64", btf);
+	for (const char *want : {
+		     "\tdfd_str = _dfd_str(dfd)\n"
+		     "\tfilename = user_string_quoted(filename_uaddr)\n"
+		     "\tflags_str = _sys_open_flag_str(flags)\n"
+		     "\tmode_str = _sys_open_mode_str(mode)\n"
+		     "\targstr = dfd_str . \", \" . __syscall_open_argstr(filename, flags, mode)\n",
+		     "probe syscall.read.return = kernel.function(\"__x64_sys_read\").return {\n"
+		     "\tname = \"read\"\n"
+		     "\tfd = @entry($regs->di) & 0xffffffff\n"
+		     "\tbuf_uaddr = @entry($regs->si)\n"
+		     "\tcount = @entry($regs->dx)\n"
+		     "\targstr = sprintf(\"%d, 0x%x, %u\", fd, buf_uaddr, count)\n"
+		     "\tretval = $return\n\tretstr = __syscall_retstr(retval)\n}\n",
+		     "\tmode = @entry($__unused->r10) & 0xffff\n",
+		     // no BTF for getpid's wrapper: a kprobe without arguments
+		     "probe syscall.getpid.return = kprobe.function(\"__x64_sys_getpid\").return {\n"
+		     "\tname = \"getpid\"\n\tretval = returnval()\n",
+		     "// Wrappers the kernel's BTF lacks (.return without the entry's arguments):\n"
+		     "// getpid\n",
+	     })
+		EXPECT_NE(t.find(want), std::string::npos) << want << "\nin:\n" << t;
+	test::Front f(t);
+	EXPECT_FALSE(f.diags.has_errors()) << f.rendered();
+
+	// arm64: the pt_regs pointer saved at entry, the registers read from it
+	std::string a = syscalls::generate_tapset(protos, present, "arm64", btf);
+	EXPECT_NE(a.find("probe syscall.read.return = kernel.function(\"__arm64_sys_read\").return {\n"
+			 "\tname = \"read\"\n\t__regs = @entry($regs)\n"
+			 "\tfd = kernel_long(__regs + 0) & 0xffffffff\n"),
+		  std::string::npos)
+		<< a;
+}
+
 TEST(Syscalls, ProbeNameMatches)
 {
 	EXPECT_TRUE(probe_name_matches("syscall.*", "syscall.read"));

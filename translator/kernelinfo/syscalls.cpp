@@ -11,6 +11,7 @@
 #include <sstream>
 #include <utility>
 
+#include "translator/kernelinfo/btf.h"
 #include "translator/kernelinfo/kallsyms.h"
 #include "translator/kernelinfo/kernel.h"
 #include "translator/kernelinfo/target_facts.h"
@@ -250,13 +251,20 @@ Kind kind_of(const std::string &type)
 	return Kind::ULong;
 }
 
-// SystemTap's names for the arguments of common calls (its tapsets' names;
-// a string argument is its address, NAME_uaddr, until user_string exists).
+// SystemTap's names for the arguments of common calls (its tapsets'
+// names), the variables it derives from them (statements run after the
+// arguments are read: the strings a call names, its flags as text) and the
+// argstr it prints (nullptr: the arguments in order).
 struct Rename {
 	const char *call;
 	size_t nargs;
 	std::vector<const char *> names;
+	std::vector<const char *> derived = {};
+	const char *argstr = nullptr;
 };
+
+// A user string argument, quoted as SystemTap's argstr shows it.
+#define USTR(v) v " = user_string_quoted(" v "_uaddr)"
 
 const std::vector<Rename> &renames()
 {
@@ -265,11 +273,72 @@ const std::vector<Rename> &renames()
 		{"write", 3, {"fd", "buf_uaddr", "count"}},
 		{"pread64", 4, {"fd", "buf_uaddr", "count", "offset"}},
 		{"pwrite64", 4, {"fd", "buf_uaddr", "count", "offset"}},
-		{"open", 3, {"filename_uaddr", "flags", "mode"}},
-		{"openat", 4, {"dfd", "filename_uaddr", "flags", "mode"}},
+		{"open", 3, {"filename_uaddr", "flags", "mode"},
+		 {USTR("filename"), "flags_str = _sys_open_flag_str(flags)",
+		  "mode_str = _sys_open_mode_str(mode)"},
+		 "__syscall_open_argstr(filename, flags, mode)"},
+		{"openat", 4, {"dfd", "filename_uaddr", "flags", "mode"},
+		 {"dfd_str = _dfd_str(dfd)", USTR("filename"), "flags_str = _sys_open_flag_str(flags)",
+		  "mode_str = _sys_open_mode_str(mode)"},
+		 "dfd_str . \", \" . __syscall_open_argstr(filename, flags, mode)"},
+		{"creat", 2, {"pathname_uaddr", "mode"}, {USTR("pathname"), "mode_str = _sys_open_mode_str(mode)"},
+		 "sprintf(\"%s, %#o\", pathname, mode)"},
 		{"close", 1, {"fd"}},
 		{"ioctl", 3, {"fd", "request", "argp"}},
-		{"execve", 3, {"filename_uaddr", "args_uaddr", "env_uaddr"}},
+		{"execve", 3, {"filename_uaddr", "args_uaddr", "env_uaddr"},
+		 {USTR("filename"), "args = __syscall_argv(args_uaddr)",
+		  "env_str = __syscall_envc_str(env_uaddr)"},
+		 "sprintf(\"%s, %s, %s\", filename, args, env_str)"},
+		{"newstat", 2, {"filename_uaddr", "buf_uaddr"}, {USTR("filename")},
+		 "sprintf(\"%s, 0x%x\", filename, buf_uaddr)"},
+		{"newlstat", 2, {"filename_uaddr", "buf_uaddr"}, {USTR("filename")},
+		 "sprintf(\"%s, 0x%x\", filename, buf_uaddr)"},
+		{"newfstat", 2, {"filedes", "buf_uaddr"}},
+		{"newfstatat", 4, {"dirfd", "path_uaddr", "buf_uaddr", "flags"},
+		 {"dirfd_str = _dfd_str(dirfd)", USTR("path"), "flags_str = _at_flag_str(flags)"},
+		 "sprintf(\"%s, %s, 0x%x, %s\", dirfd_str, path, buf_uaddr, flags_str)"},
+		{"statx", 5, {"dfd", "filename_uaddr", "flags", "mask", "buf_uaddr"},
+		 {"dfd_str = _dfd_str(dfd)", USTR("filename"), "flags_str = _at_flag_str(flags)"},
+		 "sprintf(\"%s, %s, %s, 0x%x, 0x%x\", dfd_str, filename, flags_str, mask, buf_uaddr)"},
+		{"unlink", 1, {"pathname_uaddr"}, {USTR("pathname")}, "pathname"},
+		{"unlinkat", 3, {"dfd", "pathname_uaddr", "flag"},
+		 {"dfd_str = _dfd_str(dfd)", USTR("pathname"), "flag_str = _at_flag_str(flag)"},
+		 "sprintf(\"%s, %s, %s\", dfd_str, pathname, flag_str)"},
+		{"rmdir", 1, {"pathname_uaddr"}, {USTR("pathname")}, "pathname"},
+		{"mkdir", 2, {"pathname_uaddr", "mode"}, {USTR("pathname")},
+		 "sprintf(\"%s, %#o\", pathname, mode)"},
+		{"mkdirat", 3, {"dirfd", "pathname_uaddr", "mode"},
+		 {"dirfd_str = _dfd_str(dirfd)", USTR("pathname")},
+		 "sprintf(\"%s, %s, %#o\", dirfd_str, pathname, mode)"},
+		{"rename", 2, {"oldpath_uaddr", "newpath_uaddr"}, {USTR("oldpath"), USTR("newpath")},
+		 "sprintf(\"%s, %s\", oldpath, newpath)"},
+		{"renameat", 4, {"olddfd", "oldpath_uaddr", "newdfd", "newpath_uaddr"},
+		 {"olddfd_str = _dfd_str(olddfd)", USTR("oldpath"), "newdfd_str = _dfd_str(newdfd)",
+		  USTR("newpath")},
+		 "sprintf(\"%s, %s, %s, %s\", olddfd_str, oldpath, newdfd_str, newpath)"},
+		{"renameat2", 5, {"olddfd", "oldpath_uaddr", "newdfd", "newpath_uaddr", "flags"},
+		 {"olddfd_str = _dfd_str(olddfd)", USTR("oldpath"), "newdfd_str = _dfd_str(newdfd)",
+		  USTR("newpath"), "flags_str = _renameat2_flags_str(flags)"},
+		 "sprintf(\"%s, %s, %s, %s, %s\", olddfd_str, oldpath, newdfd_str, newpath, flags_str)"},
+		{"chdir", 1, {"path_uaddr"}, {USTR("path")}, "path"},
+		{"access", 2, {"pathname_uaddr", "mode"}, {USTR("pathname")},
+		 "sprintf(\"%s, %d\", pathname, mode)"},
+		{"connect", 3, {"sockfd", "serv_addr_uaddr", "addrlen"}, {},
+		 "sprintf(\"%d, %s, %u\", sockfd, _struct_sockaddr_u(serv_addr_uaddr, addrlen), addrlen)"},
+		{"bind", 3, {"sockfd", "my_addr_uaddr", "addrlen"}, {},
+		 "sprintf(\"%d, %s, %u\", sockfd, _struct_sockaddr_u(my_addr_uaddr, addrlen), addrlen)"},
+		{"accept", 3, {"sockfd", "addr_uaddr", "addrlen_uaddr"}},
+		{"accept4", 4, {"sockfd", "addr_uaddr", "addrlen_uaddr", "flags"},
+		 {"flags_str = _sock_flags_str(flags)"},
+		 "sprintf(\"%d, 0x%x, 0x%x, %s\", sockfd, addr_uaddr, addrlen_uaddr, flags_str)"},
+		{"sendto", 6, {"s", "buf_uaddr", "len", "flags", "to_uaddr", "tolen"},
+		 {"flags_str = _msg_flags_str(flags)"},
+		 "sprintf(\"%d, 0x%x, %u, %s, %s, %u\", s, buf_uaddr, len, flags_str, "
+		 "_struct_sockaddr_u(to_uaddr, tolen), tolen)"},
+		{"recvfrom", 6, {"s", "buf_uaddr", "len", "flags", "addr_uaddr", "addrlen_uaddr"},
+		 {"flags_str = _msg_flags_str(flags)"},
+		 "sprintf(\"%d, 0x%x, %u, %s, 0x%x, 0x%x\", s, buf_uaddr, len, flags_str, addr_uaddr, "
+		 "addrlen_uaddr)"},
 		{"kill", 2, {"pid", "sig"}},
 		{"tgkill", 3, {"tgid", "pid", "sig"}},
 		{"exit", 1, {"status"}},
@@ -280,6 +349,17 @@ const std::vector<Rename> &renames()
 		{"brk", 1, {"brk"}},
 	};
 	return r;
+}
+
+#undef USTR
+
+// The entry of renames() for s; nullptr: none.
+const Rename *rename_of(const Syscall &s)
+{
+	for (const Rename &r : renames())
+		if (s.name == r.call && s.args.size() == r.nargs)
+			return &r;
+	return nullptr;
 }
 
 // Calls the generic header does not declare (arch code defines them).
@@ -315,9 +395,8 @@ std::vector<std::string> arg_names(const Syscall &s)
 							     "parent_tid_uaddr", "child_tid_uaddr",
 							     "tls"};
 	}
-	for (const Rename &r : renames())
-		if (s.name == r.call && s.args.size() == r.nargs)
-			names.assign(r.names.begin(), r.names.end());
+	if (const Rename *r = rename_of(s))
+		names.assign(r->names.begin(), r->names.end());
 	// the alias's own variables and the language's keywords
 	static const std::set<std::string> taken = {
 		"name", "argstr", "retstr", "retval", "if", "else", "while", "for", "foreach",
@@ -339,12 +418,23 @@ std::string alias_name(const std::string &call, const std::set<std::string> &pre
 	return it != m.end() && !present.count(it->second) ? it->second : call;
 }
 
-// The statement reading argument i of a wrapper that got the pt_regs in regs.
-std::string read_arg(size_t i, Kind k, const std::string &arch)
+// Where an alias reads a wrapper's arguments (`at`): "" at its entry, from
+// the pt_regs in its first register; "$regs" in its .return, where the
+// wrapper's parameter (its BTF name) read at entry gives them: on x86-64
+// each register's value as it was at entry (@entry($regs->di)); on arm64,
+// whose pt_regs keeps them in an array, through the pt_regs pointer saved
+// at entry (the registers the user passed, which a system call leaves as
+// they are).
+
+// The expression reading argument i of a wrapper.
+std::string read_arg(size_t i, Kind k, const std::string &arch, const std::string &at)
 {
 	static const int x86[] = {112, 104, 96, 56, 72, 64}; // di si dx r10 r8 r9
+	static const char *x86_regs[] = {"di", "si", "dx", "r10", "r8", "r9"};
 	int off = arch == "arm64" ? (int)i * 8 : x86[i];
-	std::string v = "kernel_long(__regs + " + std::to_string(off) + ")";
+	std::string v = !at.empty() && arch != "arm64"
+				? "@entry(" + at + "->" + x86_regs[i] + ")"
+				: "kernel_long(__regs + " + std::to_string(off) + ")";
 	switch (k) {
 	case Kind::S32:
 		return "__syscall_s32(" + v + ")";
@@ -357,20 +447,28 @@ std::string read_arg(size_t i, Kind k, const std::string &arch)
 	}
 }
 
-void entry_alias(std::ostream &o, const std::string &alias, const Syscall &s,
-		 const std::string &point, const std::string &arch)
+// The statements of an alias that set the arguments, what is derived from
+// them and argstr; at as for read_arg.
+void arg_statements(std::ostream &o, const Syscall &s, const std::string &arch,
+		    const std::string &at)
 {
-	o << "probe syscall." << alias << " = " << point << " {\n";
-	o << "\tname = \"" << alias << "\"\n";
 	std::vector<std::string> names = arg_names(s), fmt;
-	if (!s.args.empty())
+	if (!s.args.empty() && at.empty())
 		o << "\t__regs = register(\"" << (arch == "arm64" ? "x0" : "rdi") << "\")\n";
+	else if (!s.args.empty() && arch == "arm64")
+		o << "\t__regs = @entry(" << at << ")\n";
 	for (size_t i = 0; i < s.args.size() && i < 6; i++) {
 		Kind k = kind_of(s.args[i].type);
-		o << "\t" << names[i] << " = " << read_arg(i, k, arch) << "\n";
+		o << "\t" << names[i] << " = " << read_arg(i, k, arch, at) << "\n";
 		fmt.push_back(k == Kind::Ptr ? "0x%x" : k == Kind::ULong ? "%u" : "%d");
 	}
-	if (fmt.empty()) {
+	const Rename *r = rename_of(s);
+	if (r)
+		for (const char *d : r->derived)
+			o << "\t" << d << "\n";
+	if (r && r->argstr) {
+		o << "\targstr = " << r->argstr << "\n";
+	} else if (fmt.empty()) {
 		o << "\targstr = \"\"\n";
 	} else {
 		o << "\targstr = sprintf(\"" << text::join(fmt) << "\"";
@@ -378,14 +476,42 @@ void entry_alias(std::ostream &o, const std::string &alias, const Syscall &s,
 			o << ", " << names[i];
 		o << ")\n";
 	}
+}
+
+void entry_alias(std::ostream &o, const std::string &alias, const Syscall &s,
+		 const std::string &point, const std::string &arch)
+{
+	o << "probe syscall." << alias << " = " << point << " {\n";
+	o << "\tname = \"" << alias << "\"\n";
+	arg_statements(o, s, arch, "");
 	o << "}\n";
+}
+
+// syscall.NAME.return: retval, retstr and, when the wrapper's BTF can be
+// read (entry_args), the arguments as at entry.
+void return_alias(std::ostream &o, const std::string &alias, const Syscall &s,
+		  const std::string &wrapper, const std::string &opt, const std::string &arch,
+		  const std::string &regs)
+{
+	const bool entry_args = !regs.empty();
+	// calls returning an address print it in hex, as SystemTap does
+	const std::string &c = s.name;
+	bool addr = c == "mmap" || c == "mmap_pgoff" || c == "brk" || c == "mremap" || c == "shmat";
+	o << "probe syscall." << alias << ".return = "
+	  << (entry_args ? "kernel.function(\"" : "kprobe.function(\"") << wrapper << "\").return"
+	  << opt << " {\n\tname = \"" << alias << "\"\n";
+	if (entry_args)
+		arg_statements(o, s, arch, "$" + regs);
+	o << "\tretval = " << (entry_args ? "$return" : "returnval()") << "\n\tretstr = "
+	  << (addr ? "__syscall_retstr_addr" : "__syscall_retstr") << "(retval)\n}\n";
 }
 
 } // namespace
 
 std::string generate_tapset(const std::vector<Syscall> &protos,
 			    const std::optional<std::set<std::string>> &present,
-			    const std::string &arch)
+			    const std::string &arch,
+			    const std::map<std::string, std::string> &btf_wrappers)
 {
 	std::map<std::string, const Syscall *> by_name;
 	for (const Syscall &s : extras())
@@ -421,6 +547,15 @@ std::string generate_tapset(const std::vector<Syscall> &protos,
 		if (!line.empty())
 			o << "//" << line << "\n";
 	}
+	if (!btf_wrappers.empty()) {
+		std::string line;
+		for (const std::string &call : calls)
+			if (!btf_wrappers.count(call))
+				line += " " + call;
+		if (!line.empty())
+			o << "// Wrappers the kernel's BTF lacks (.return without the entry's arguments):\n//"
+			  << line << "\n";
+	}
 	const std::string prefix = wrapper_prefix(arch), opt = present ? "" : " ?";
 	for (const std::string &call : calls) {
 		std::string alias = alias_name(call, calls);
@@ -430,12 +565,9 @@ std::string generate_tapset(const std::vector<Syscall> &protos,
 		std::string point = "kprobe.function(\"" + prefix + call + "\")";
 		o << "\n";
 		entry_alias(o, alias, s, point + opt, arch);
-		// calls returning an address print it in hex, as SystemTap does
-		bool addr = call == "mmap" || call == "mmap_pgoff" || call == "brk" ||
-			    call == "mremap" || call == "shmat";
-		o << "probe syscall." << alias << ".return = " << point << ".return" << opt
-		  << " {\n\tname = \"" << alias << "\"\n\tretval = returnval()\n\tretstr = "
-		  << (addr ? "__syscall_retstr_addr" : "__syscall_retstr") << "(retval)\n}\n";
+		auto regs = btf_wrappers.find(call);
+		return_alias(o, alias, s, prefix + call, opt, arch,
+			     regs == btf_wrappers.end() ? "" : regs->second);
 		o << "probe nd_syscall." << alias << " = syscall." << alias << " { }\n";
 		o << "probe nd_syscall." << alias << ".return = syscall." << alias
 		  << ".return { }\n";
@@ -446,7 +578,7 @@ std::string generate_tapset(const std::vector<Syscall> &protos,
 namespace {
 
 // Bump when generate_tapset's output changes: the cache keeps old files.
-constexpr const char *generator_version = "2";
+constexpr const char *generator_version = "3";
 
 // The wrappers (names without the prefix) kprobes can probe; nullopt when
 // the kernel's symbol table cannot be read.
@@ -484,6 +616,18 @@ Result<GeneratedTapset> tapset_dir(const std::string &tree, const std::string &r
 	std::string file = g.dir + "/syscall_aliases.stp";
 	if (is_file(file))
 		return g;
+	// the .return aliases read the entry's arguments through the wrappers'
+	// BTF; without it they are a kernel's "-nobtf" aliases
+	Result<std::string> btf_path = btf::kernel_btf_source(release, arch);
+	Result<std::unique_ptr<btf::Btf>> types =
+		btf_path ? btf::Btf::open(*btf_path) : Result<std::unique_ptr<btf::Btf>>(btf_path.error());
+	g.entry_args = types.ok();
+	if (!g.entry_args) {
+		g.dir += "-nobtf";
+		file = g.dir + "/syscall_aliases.stp";
+		if (is_file(file))
+			return g;
+	}
 	Result<std::string> header = find_header(tree);
 	if (!header)
 		return header.error();
@@ -504,7 +648,24 @@ Result<GeneratedTapset> tapset_dir(const std::string &tree, const std::string &r
 		g.dir += "-unchecked";
 		file = g.dir + "/syscall_aliases.stp";
 	}
-	std::string out = generate_tapset(protos, present, arch);
+	std::map<std::string, std::string> btf_wrappers;
+	if (g.entry_args) {
+		const std::string prefix = wrapper_prefix(arch);
+		for (const std::string &w : present ? *present : std::set<std::string>{}) {
+			// the wrapper's one parameter: "regs", but the BTF of a kernel
+			// may give a wrapper the prototype of SYSCALL_DEFINE0's, whose
+			// parameter is "__unused" (both are the pt_regs)
+			uint32_t id = (*types)->find(prefix + w, btf::Kind::Func);
+			std::vector<btf::Param> ps;
+			if (id)
+				ps = (*types)->params((*types)->type(id).ref);
+			if (ps.size() == 1 && !ps[0].name.empty())
+				btf_wrappers[w] = std::string(ps[0].name);
+			else
+				g.without_btf++;
+		}
+	}
+	std::string out = generate_tapset(protos, present, arch, btf_wrappers);
 	std::error_code ec;
 	std::filesystem::create_directories(g.dir, ec);
 	std::string tmp = file + "." + std::to_string(getpid());

@@ -49,21 +49,32 @@ std::string wrapper_prefix(const std::string &arch);
 // optional), syscall.NAME, syscall.NAME.return and the same for
 // nd_syscall, on kprobe.function("PREFIXNAME"). A wrapper without a
 // prototype (arch-specific calls such as arch_prctl) gets name, argstr ""
-// and retstr only.
+// and retstr only. Common calls get SystemTap's derived variables too
+// (`filename` read with user_string_quoted, `flags_str`, ...) and its
+// argstr. btf_wrappers: the calls whose wrapper the kernel's BTF describes,
+// with the name BTF gives its pt_regs parameter ("regs"); their
+// syscall.NAME.return is a kernel.function(...).return that sets the
+// arguments as they were at entry (@entry($regs->di), ...), the derived
+// variables and argstr too; the others' a kprobe.function(...).return with
+// name, retval and retstr only.
 std::string generate_tapset(const std::vector<Syscall> &protos,
 			    const std::optional<std::set<std::string>> &present,
-			    const std::string &arch);
+			    const std::string &arch,
+			    const std::map<std::string, std::string> &btf_wrappers = {});
 
 // The directory holding the generated tapset of a target kernel (tree: its
 // build tree; arch: "x86_64" or "arm64"), written into the cache on first
 // use; present: the wrappers in the kernel's symbol table, when it can be
-// read (else every probe point is optional).
+// read (else every probe point is optional); the .return aliases carry the
+// entry's arguments when the kernel's BTF can be read.
 struct GeneratedTapset {
 	std::string dir;
 	bool generated = false; // written by this call (else from the cache)
 	size_t aliases = 0;     // syscalls with aliases (when generated)
 	size_t lacking = 0;     // prototypes without a wrapper: skipped (when generated)
 	bool checked = true;    // wrappers checked against the symbol table
+	bool entry_args = true; // .return aliases carry the entry's arguments (BTF)
+	size_t without_btf = 0; // wrappers BTF lacks: .return without them (when generated)
 };
 Result<GeneratedTapset> tapset_dir(const std::string &tree, const std::string &release,
 				   const std::string &arch,

@@ -369,4 +369,103 @@ static __maybe_unused const char *stp_sprint_stack(struct stp_context *c,
 	return dst;
 }
 
+/*
+ * symname(addr): the function at addr ("vfs_read"), without offset or
+ * module; addr in hex when kallsyms does not know it (the number the
+ * script already has, so not hashed as %p is)
+ */
+static __maybe_unused const char *stp_symname(char *dst, s64 addr)
+{
+	char *sp;
+
+	snprintf(dst, STP_MAXSTRINGLEN, "%ps", (void *)(unsigned long)addr);
+	if (!strncmp(dst, "0x", 2) || !dst[0]) {
+		snprintf(dst, STP_MAXSTRINGLEN, "0x%llx", (u64)addr);
+		return dst;
+	}
+	sp = strchr(dst, ' ');
+	if (sp)
+		*sp = '\0';
+	return dst;
+}
+
+/* symdata(addr): "func+0x12/0x40 [kernel]", or the address in hex */
+static __maybe_unused const char *stp_symdata(char *dst, s64 addr)
+{
+	const char *sym = stp_bt_symbol((unsigned long)addr, false, true);
+
+	if (sym)
+		strscpy(dst, sym, STP_MAXSTRINGLEN);
+	else
+		snprintf(dst, STP_MAXSTRINGLEN, "0x%llx", (u64)addr);
+	return dst;
+}
+
+/*
+ * The probed context's stack in *f and the index of its first caller frame:
+ * 1 (frame 0 is the probed address), 0 in a .return probe (there frame 0 is
+ * the address the function returns to)
+ */
+static unsigned int stp_bt_callers(struct stp_context *c,
+				   const unsigned long **f, unsigned int *first)
+{
+	*first = c->probe && c->probe->kind == STP_PROBE_KRETPROBE ? 0 : 1;
+	return stp_bt_collect(c, f);
+}
+
+/* caller_addr(): the return address into the probed function's caller, 0 if none */
+static __maybe_unused s64 stp_caller_addr(struct stp_context *c)
+{
+	const unsigned long *f;
+	unsigned int first, n = stp_bt_callers(c, &f, &first);
+
+	return n > first ? (s64)f[first] : 0;
+}
+
+/* caller(): "func 0xADDR" of caller_addr() (SystemTap's "%s 0x%x" form) */
+static __maybe_unused const char *stp_caller(struct stp_context *c, char *dst)
+{
+	s64 addr = stp_caller_addr(c);
+	size_t len;
+
+	stp_symname(dst, addr);
+	len = strlen(dst);
+	snprintf(dst + len, STP_MAXSTRINGLEN - len, " 0x%llx", (u64)addr);
+	return dst;
+}
+
+/*
+ * callers(n): the first n caller addresses of the stack (-1: all of them),
+ * in backtrace()'s form: "0xffffffff8123abcd " each, so that print_stack()
+ * takes it
+ */
+static __maybe_unused const char *stp_callers(struct stp_context *c, char *dst,
+					      s64 depth)
+{
+	const unsigned long *f;
+	unsigned int i, first, n = stp_bt_callers(c, &f, &first);
+	size_t len = 0;
+
+	dst[0] = '\0';
+	for (i = first; i < n && (depth < 0 || i - first < depth); i++)
+		if (!stp_bt_append(dst, &len, "0x%016lx ", f[i]))
+			break;
+	return dst;
+}
+
+/* stack(n): the address at depth n of the stack (0: the probed address) */
+static __maybe_unused s64 stp_stack(struct stp_context *c, s64 depth)
+{
+	const unsigned long *f;
+	unsigned int n = stp_bt_collect(c, &f);
+
+	if (depth >= 0 && depth < n)
+		return (s64)f[depth];
+	snprintf(c->printbuf, sizeof(c->printbuf),
+		 "stack(%lld): the kernel stack has %u frame%s here", depth, n,
+		 n == 1 ? "" : "s");
+	stp_error(c, c->printbuf);
+	return 0;
+}
+
 #endif /* STP_BACKTRACE_H */

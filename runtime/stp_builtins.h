@@ -254,6 +254,14 @@ static inline s64 stp_local_clock_ns(void)
 	return local_clock();
 }
 
+/* cpu_clock_ns(cpu): that CPU's sched clock, 0 for a CPU that does not exist */
+static inline s64 stp_cpu_clock_ns(s64 cpu)
+{
+	if (cpu < 0 || cpu >= nr_cpu_ids || !cpu_possible((int)cpu))
+		return 0;
+	return cpu_clock((int)cpu);
+}
+
 static inline const char *stp_pp(struct stp_context *c)
 {
 	return c->probe && c->probe->name ? c->probe->name : "";

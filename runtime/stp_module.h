@@ -91,6 +91,7 @@ static int __init stp_module_init(void)
 
 	stp_ptr_key_init();
 	stp_overload_init();
+	stp_loader_tgid = task_tgid_nr(current);
 	rc = stp_output_alloc();
 	if (rc)
 		return rc;

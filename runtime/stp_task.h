@@ -11,6 +11,8 @@
 #define STP_TASK_H
 
 #include <linux/cred.h>
+#include <linux/pid.h>
+#include <linux/sched/loadavg.h>
 
 /* task_current(): the current task_struct's address */
 static inline s64 stp_task_current(void)
@@ -218,6 +220,123 @@ static __maybe_unused const char *stp_cmdline_str(struct stp_context *c, char *d
 	for (i = 0; i < n; i++)
 		if (dst[i] == '\0')
 			dst[i] = ' ';
+	return dst;
+}
+
+/* pid2task(pid): the task_struct of a process id, 0 when there is none */
+static __maybe_unused s64 stp_pid2task(s64 pid)
+{
+	struct task_struct *t;
+
+	if (pid <= 0 || pid > INT_MAX)
+		return 0;
+	rcu_read_lock();
+	t = pid_task(find_vpid((pid_t)pid), PIDTYPE_PID);
+	rcu_read_unlock();
+	return (s64)(unsigned long)t;
+}
+
+/* pid2execname(pid): comm of the task of a process id, "" when there is none */
+static __maybe_unused const char *stp_pid2execname(char *dst, s64 pid)
+{
+	struct task_struct *t;
+
+	dst[0] = '\0';
+	if (pid <= 0 || pid > INT_MAX)
+		return dst;
+	rcu_read_lock();
+	t = pid_task(find_vpid((pid_t)pid), PIDTYPE_PID);
+	if (t) {
+		memcpy(dst, t->comm, TASK_COMM_LEN);
+		dst[TASK_COMM_LEN - 1] = '\0';
+	}
+	rcu_read_unlock();
+	return dst;
+}
+
+/* stp_pid(): the process that loaded the module (the loader, stapio's part) */
+static pid_t stp_loader_tgid;
+
+static inline s64 stp_loader_pid(void)
+{
+	return READ_ONCE(stp_loader_tgid);
+}
+
+/* task_utime(), task_stime(): the current task's user and system time in ns */
+static inline s64 stp_task_utime(void)
+{
+	return (s64)READ_ONCE(current->utime);
+}
+
+static inline s64 stp_task_stime(void)
+{
+	return (s64)READ_ONCE(current->stime);
+}
+
+/* sprint_loadavg(): the 1, 5 and 15 minute load averages, "0.42 0.17 0.06" */
+static __maybe_unused const char *stp_sprint_loadavg(char *dst)
+{
+	unsigned long a[3];
+	int i;
+
+	for (i = 0; i < 3; i++)
+		a[i] = READ_ONCE(avenrun[i]) + FIXED_1 / 200;
+	snprintf(dst, STP_MAXSTRINGLEN, "%lu.%02lu %lu.%02lu %lu.%02lu",
+		 LOAD_INT(a[0]), LOAD_FRAC(a[0]), LOAD_INT(a[1]),
+		 LOAD_FRAC(a[1]), LOAD_INT(a[2]), LOAD_FRAC(a[2]));
+	return dst;
+}
+
+/* bytes of the environment env_var() looks at */
+#define STP_ENV_SCAN (64 * 1024)
+
+/*
+ * env_var(name): the value of NAME in the current process's environment
+ * (its env pages, read with copy_from_user_nofault), "" when it is unset,
+ * the task has no user memory, or a page is not resident
+ */
+static __maybe_unused const char *stp_env_var(char *dst, const char *name)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long a, end;
+	size_t nl = strlen(name), pos = 0, out = 0, chunk, k;
+	int state = 0; /* 0 matching the name, 1 in the value, 2 skipping */
+	char buf[64];
+
+	dst[0] = '\0';
+	if (!mm || (current->flags & PF_KTHREAD) || !nl)
+		return dst;
+	a = READ_ONCE(mm->env_start);
+	end = READ_ONCE(mm->env_end);
+	if (!a || end <= a)
+		return dst;
+	end = min(end, a + STP_ENV_SCAN);
+	for (; a < end; a += chunk) {
+		chunk = min3(end - a, sizeof(buf), PAGE_SIZE - offset_in_page(a));
+		if (copy_from_user_nofault(buf, (const void __user *)a, chunk))
+			break;
+		for (k = 0; k < chunk; k++) {
+			if (state == 1) {
+				if (!buf[k])
+					goto done;
+				if (out < STP_MAXSTRINGLEN - 1)
+					dst[out++] = buf[k];
+			} else if (!buf[k]) {
+				state = 0;
+				pos = 0;
+			} else if (state == 0) {
+				if (pos < nl)
+					state = buf[k] == name[pos] ? 0 : 2;
+				else
+					state = buf[k] == '=' ? 1 : 2;
+				pos++;
+			}
+		}
+	}
+	if (state != 1)
+		out = 0;
+done:
+	dst[out] = '\0';
 	return dst;
 }
 

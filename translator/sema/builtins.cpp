@@ -247,6 +247,57 @@ std::vector<Builtin> user_read_builtins()
 	return out;
 }
 
+// SystemTap's stack, symbol and process-lookup functions (runtime/stp_backtrace.h,
+// stp_task.h)
+std::vector<Builtin> context_builtins()
+{
+	using T = Type;
+	return {
+		{"symname", T::String, {T::Long}, "stp_symname($t, $1)",
+		 "symname(addr): the function at a kernel address (its address in hex if unknown)"},
+		{"symdata", T::String, {T::Long}, "stp_symdata($t, $1)",
+		 "symdata(addr): \"func+0x12/0x40 [module]\" of a kernel address"},
+		{"caller_addr", T::Long, {}, "stp_caller_addr(c)",
+		 "the return address into the probed function's caller (0 if unknown)"},
+		{"caller", T::String, {}, "stp_caller(c, $t)",
+		 "\"func 0xADDR\": the probed function's caller"},
+		{"callers", T::String, {T::Long}, "stp_callers(c, $t, $1)",
+		 "callers(n): the first n caller addresses of the kernel stack (-1: all)"},
+		{"stack", T::Long, {T::Long}, "stp_stack(c, $1)",
+		 "stack(n): the address at depth n of the kernel stack (0: the probed address)", 0,
+		 true},
+		{"pid2task", T::Long, {T::Long}, "stp_pid2task($1)",
+		 "pid2task(pid): address of the process's task_struct, 0 if there is none"},
+		{"pid2execname", T::String, {T::Long}, "stp_pid2execname($t, $1)",
+		 "pid2execname(pid): name of the process, \"\" if there is none"},
+		{"stp_pid", T::Long, {}, "stp_loader_pid()",
+		 "process id of the loader that loaded the module (SystemTap's stapio)"},
+		{"env_var", T::String, {T::String}, "stp_env_var($t, $1)",
+		 "env_var(name): a variable of the current process's environment, \"\" if unset"},
+		{"sprint_loadavg", T::String, {}, "stp_sprint_loadavg($t)",
+		 "the 1, 5 and 15 minute load averages, \"0.42 0.17 0.06\""},
+		{"task_utime", T::Long, {}, "stp_task_utime()",
+		 "user time of the current task, in cputime units (ns)"},
+		{"task_stime", T::Long, {}, "stp_task_stime()",
+		 "system time of the current task, in cputime units (ns)"},
+		{"HZ", T::Long, {}, "((s64)HZ)", "the kernel's timer ticks per second (CONFIG_HZ)"},
+		{"local_clock_us", T::Long, {}, "(stp_local_clock_ns() / 1000)",
+		 "this CPU's clock in microseconds"},
+		{"local_clock_ms", T::Long, {}, "(stp_local_clock_ns() / 1000000)",
+		 "this CPU's clock in milliseconds"},
+		{"local_clock_s", T::Long, {}, "(stp_local_clock_ns() / 1000000000)",
+		 "this CPU's clock in seconds"},
+		{"cpu_clock_ns", T::Long, {T::Long}, "stp_cpu_clock_ns($1)",
+		 "cpu_clock_ns(cpu): that CPU's clock in ns (0 for a CPU that does not exist)"},
+		{"cpu_clock_us", T::Long, {T::Long}, "(stp_cpu_clock_ns($1) / 1000)",
+		 "cpu_clock_us(cpu): that CPU's clock in microseconds"},
+		{"cpu_clock_ms", T::Long, {T::Long}, "(stp_cpu_clock_ns($1) / 1000000)",
+		 "cpu_clock_ms(cpu): that CPU's clock in milliseconds"},
+		{"cpu_clock_s", T::Long, {T::Long}, "(stp_cpu_clock_ns($1) / 1000000000)",
+		 "cpu_clock_s(cpu): that CPU's clock in seconds"},
+	};
+}
+
 // SystemTap functions stap-pmu refuses, with the reason
 std::vector<Builtin> refused_builtins()
 {
@@ -270,7 +321,7 @@ const std::vector<Builtin> &all_builtins()
 	static const std::vector<Builtin> table = [] {
 		std::vector<Builtin> t = core_builtins();
 		for (auto group : {task_builtins, string_builtins, user_read_builtins,
-				   refused_builtins}) {
+				   context_builtins, refused_builtins}) {
 			std::vector<Builtin> g = group();
 			t.insert(t.end(), g.begin(), g.end());
 		}

@@ -328,6 +328,14 @@ TEST(Regex, Errors)
 	EXPECT_EQ(error_of("a{256}"), "regex compilation error (at position 1): repetition count "
 				      "greater than 255");
 	EXPECT_EQ(error_of("a\\"), "regex compilation error (at position 1): trailing backslash");
+	EXPECT_EQ(error_of("a|{2}"), "regex compilation error (at position 2): '{' has nothing to "
+				     "repeat");
+	EXPECT_EQ(error_of("[[.ab.]]"), "regex compilation error (at position 1): unsupported "
+					"collating element '[.ab.]'");
+	EXPECT_EQ(error_of("[a-[:digit:]]"), "regex compilation error (at position 1): a character "
+					     "class cannot end a range");
+	EXPECT_EQ(error_of("[[.-.]a]"), ""); // one character: a literal '-'
+	EXPECT_EQ(error_of("a{,2}"), "");    // '{' not before a digit: a literal
 	EXPECT_EQ(error_of("(a{255}){255}").substr(0, 65),
 		  "regex compilation error (at position 0): the expression is too la");
 	EXPECT_EQ(error_of(std::string(300, '(') + std::string(300, ')')),

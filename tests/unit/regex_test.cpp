@@ -211,6 +211,8 @@ TEST(Regex, Submatches)
 		// subexpression as long as it can be, leftmost first); once the
 		// whole match is fixed, the first alternative is preferred here
 		{"(a|ab)(c|bcd)(d*)", "abcd", {0, 4, 0, 1, 1, 4, 4, 4}},
+		// an iteration that matches only the empty string is not taken
+		{"(a*)*", "b", {0, 0, -1, -1}},
 	};
 	for (const Case &c : cases) {
 		SCOPED_TRACE(std::string("regex \"") + c.re + "\" on \"" + c.s + "\"");

@@ -46,6 +46,10 @@ enum stp_probe_kind {
 
 struct stp_context;
 
+#ifdef STP_HAVE_REGEX
+#include "stp_regex.h"		/* struct stp_regex_state */
+#endif
+
 /* a statistics aggregate (histogram buckets, when collected, follow it) */
 struct stp_stat {
 	s64 count;
@@ -127,6 +131,9 @@ struct stp_context {
 	struct stp_stat agg;		/* a per-CPU statistic merged for reading */
 	s64 agg_hist[STP_HIST_MAX];
 	union stp_locals l;
+#ifdef STP_HAVE_REGEX
+	struct stp_regex_state regex;	/* =~: the last match, the matcher's scratch */
+#endif
 #ifdef STP_HAVE_FRAMES
 	union stp_frame frames[STP_MAXNESTING]; /* script function frames */
 #endif

@@ -53,6 +53,7 @@ std::string Emitter::run()
 	os_ << "#include \"stp_runtime.h\"\n\n";
 	if (in_.guru)
 		guru_prelude();
+	regex_tables();
 	if (!sema_.events.empty())
 		os_ << "/* PMU candidate rows: one per target CPU model */\n"
 		    << in_.pmu_tables_c << "\n";
@@ -100,6 +101,7 @@ void Emitter::header()
 		os_ << "#define STP_HAVE_FRAMES 1\n";
 	if (has_maps())
 		os_ << "#define STP_HAVE_MAPS 1\n";
+	regex_limits();
 	for (const ProbeInstance &pi : sema_.instances)
 		if (pi.point.kind == ProbeKind::Tracepoint) {
 			os_ << "#define STP_HAVE_TRACEPOINTS 1\n";

@@ -202,6 +202,10 @@ std::string Emitter::binary(const Expr &e)
 		// short circuit: a failing right side is checked by the caller
 		return "((s64)(" + expr(*e.args[0]) + " " + op + " " + expr(*e.args[1]) + "))";
 	}
+	if (op == "=~" || op == "!~") // s =~ "re": runtime/stp_regex.h
+		return std::string("((s64)") + (op == "!~" ? "!" : "") + "stp_regex_match(&c->regex, " +
+		       "&stp_re" + std::to_string(sema_.regex_of.at(&e)) + ", " +
+		       expr(*e.args[0]) + ", " + (sema_.regex_submatches ? "1" : "0") + "))";
 	std::string pre;
 	std::vector<std::string> v = operands({e.args[0].get(), e.args[1].get()}, pre);
 	std::string r;

@@ -79,6 +79,10 @@ private:
 
 	void guru_prelude();
 
+	void regex_limits();
+
+	void regex_tables();
+
 	bool has_maps() const;
 
 	static std::string local_decl(const Symbol &s);

@@ -82,6 +82,8 @@ void Emitter::body(size_t i, std::ostringstream &out)
 		else
 			out << "\t" << ctx_.prefix << "l_" << l->name << " = 0;\n";
 	}
+	if (sema_.regex_submatches) // matched() sees this hit's matches only
+		out << "\tc->regex.valid = 0;\n";
 	out_ = &out;
 	block_body(*b.body, 1);
 	out << "}\n" << cmap::end_marker() << "\n\n";

@@ -200,6 +200,17 @@ std::vector<Builtin> string_builtins()
 		 "tokenize(s, delim): first token of s; with s \"\" the next token of the last s"},
 		{"isdigit", T::Long, {T::String}, "stp_isdigit($1)",
 		 "1 when the string starts with a decimal digit"},
+		{"matched", T::String, {T::Long}, "stp_regex_matched(c, &c->regex, $t, $1)",
+		 "matched(n): subexpression n of the last successful =~ (0: the whole match; "
+		 "\"\" when it took no part); an error after a failed match",
+		 0, true},
+		{"matched_str", T::String, {}, "stp_regex_matched_str(c, &c->regex, $t)",
+		 "the string the last successful =~ matched; an error after a failed match", 0,
+		 true},
+		{"ngroups", T::Long, {}, "stp_regex_ngroups(c, &c->regex)",
+		 "the parenthesized subexpressions of the last successful =~'s regex; an error "
+		 "after a failed match",
+		 0, true},
 	};
 }
 

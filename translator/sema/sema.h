@@ -14,6 +14,7 @@
 #include "translator/sema/format.h"
 #include "translator/probes/probe_kind.h"
 #include "translator/frontend/types.h"
+#include "translator/regex/regex.h"
 
 namespace stap_pmu {
 
@@ -97,6 +98,13 @@ struct SemaResult {
 	std::unordered_map<const Expr *, TargetAccess> cast_of;  // @cast(...)->m -> member steps
 	std::unordered_map<const Expr *, Format> formats;        // printf/sprintf -> format
 	std::unordered_map<const Expr *, size_t> call_of;        // Call -> function index
+	// =~ and !~: the compiled regexes (one per distinct literal) and which
+	// each operator uses; submatches: matched(), matched_str() or ngroups()
+	// is called, so every match keeps its submatches for them
+	std::vector<regex::Program> regexes;
+	std::vector<std::string> regex_sources;
+	std::unordered_map<const Expr *, size_t> regex_of;
+	bool regex_submatches = false;
 	// foreach: array, keys, value; try: catch variable
 	std::unordered_map<const Stmt *, const Symbol *> stmt_array;
 	std::unordered_map<const Stmt *, std::vector<const Symbol *>> stmt_vars;

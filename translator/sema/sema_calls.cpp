@@ -50,6 +50,8 @@ Type Checker::call(const Expr &e)
 	for (size_t i = 0; i < e.args.size(); i++)
 		expect_type(*e.args[i], b->params[i],
 			    "argument " + std::to_string(i + 1) + " of '" + b->name + "'");
+	if (n == "matched" || n == "matched_str" || n == "ngroups")
+		r_.regex_submatches = true; // every =~ keeps its submatches
 	return set(e, b->ret);
 }
 

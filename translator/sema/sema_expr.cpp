@@ -108,7 +108,7 @@ Type Checker::binary(const Expr &e)
 	if (op == "=~" || op == "!~") {
 		expect_type(*e.args[0], Type::String, "left operand of '" + op + "'");
 		expr(*e.args[1]); // a string literal (the parser checked)
-		error(e.loc, "regular expression matching ('" + op + "') is not supported yet");
+		regex_use(e);
 		return set(e, Type::Long);
 	}
 	if (op == "==" || op == "!=" || op == "<" || op == ">" || op == "<=" || op == ">=") {
@@ -125,6 +125,28 @@ Type Checker::binary(const Expr &e)
 	expect_type(*e.args[0], Type::Long, "left operand of '" + op + "'");
 	expect_type(*e.args[1], Type::Long, "right operand of '" + op + "'");
 	return set(e, Type::Long);
+}
+
+// s =~ "re": the regex compiled now (an error at the literal when it is not
+// one stap-pmu can run), once per distinct literal.
+void Checker::regex_use(const Expr &e)
+{
+	const Expr &lit = *e.args[1];
+	if (lit.kind != ExprKind::String) // the parser reported it
+		return;
+	for (size_t i = 0; i < r_.regex_sources.size(); i++)
+		if (r_.regex_sources[i] == lit.text) {
+			r_.regex_of[&e] = i;
+			return;
+		}
+	auto prog = regex::compile(lit.text);
+	if (!prog) {
+		error(lit.loc, prog.error().what);
+		return;
+	}
+	r_.regex_of[&e] = r_.regexes.size();
+	r_.regexes.push_back(std::move(*prog));
+	r_.regex_sources.push_back(lit.text);
 }
 
 void Checker::check_not_iterated(const Symbol &sym, SourceLoc loc)

@@ -303,7 +303,7 @@ TEST(VmQemu, Argv)
 	EXPECT_EQ(after("-m"), "1G");
 	EXPECT_EQ(after("-kernel"), "/cache/vmlinux-6.1.0-57-amd64");
 	EXPECT_EQ(after("-initrd"), "/t/initrd.img");
-	EXPECT_EQ(after("-append"), "console=ttyS0 panic=-1 oops=panic loglevel=4 module.sig_enforce=1");
+	EXPECT_EQ(after("-append"), "console=ttyS0 panic=-1 oops=panic loglevel=4 no_timer_check module.sig_enforce=1");
 	EXPECT_NE(std::find(a.begin(), a.end(), "-no-reboot"), a.end());
 	std::vector<std::string> serial;
 	for (size_t i = 0; i + 1 < a.size(); i++)

@@ -96,6 +96,8 @@ std::string Emitter::expr(const Expr &e)
 	case ExprKind::Binary:
 		return binary(e);
 	case ExprKind::Ternary:
+		if (auto f = sema_.folded.find(e.args[0].get()); f != sema_.folded.end())
+			return expr(*e.args[f->second ? 1 : 2]); // the other was not checked
 		return "(" + expr(*e.args[0]) + " ? " + expr(*e.args[1]) + " : " +
 		       expr(*e.args[2]) + ")";
 	case ExprKind::Assign:
@@ -199,6 +201,9 @@ std::string Emitter::binary(const Expr &e)
 {
 	const std::string &op = e.text;
 	if (op == "&&" || op == "||") {
+		if (auto f = sema_.folded.find(e.args[0].get());
+		    f != sema_.folded.end() && f->second == (op == "||"))
+			return op == "||" ? "((s64)1)" : "((s64)0)"; // the right side is dead
 		// short circuit: a failing right side is checked by the caller
 		return "((s64)(" + expr(*e.args[0]) + " " + op + " " + expr(*e.args[1]) + "))";
 	}

@@ -188,6 +188,13 @@ void Emitter::stmt(const Stmt &s, int ind)
 		break;
 	}
 	case StmtKind::If: {
+		if (auto f = sema_.folded.find(s.expr.get()); f != sema_.folded.end()) {
+			// known at translation time: only the live side was checked
+			size_t live = f->second ? 0 : 1;
+			if (live < s.body.size())
+				stmt(*s.body[live], ind);
+			break;
+		}
 		std::string cond = eval(*s.expr, mf);
 		if (mf)
 			line(ind) << "c->loc = " << c_string(s.loc.str()) << ";\n";

@@ -95,6 +95,10 @@ struct SemaResult {
 	std::unordered_map<const Expr *, size_t> event_of;       // @pmu, @pmu_thread -> event index
 	std::unordered_map<const Expr *, size_t> tvar_of;        // $x, @entry($x) -> body tvar index
 	std::unordered_map<const Expr *, int64_t> const_of;      // @defined($x) -> 0 or 1
+	// the condition of an if, ?:, && or || known at translation time
+	// (@defined, literals): 0 or 1. The branch it rules out was not
+	// checked (its target variables need not exist) and is not emitted.
+	std::unordered_map<const Expr *, int64_t> folded;
 	std::unordered_map<const Expr *, TargetAccess> cast_of;  // @cast(...)->m -> member steps
 	std::unordered_map<const Expr *, Format> formats;        // printf/sprintf -> format
 	std::unordered_map<const Expr *, size_t> call_of;        // Call -> function index

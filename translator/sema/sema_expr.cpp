@@ -1,4 +1,5 @@
 // sema_expr.cpp - Checker: expression typing, operators, assignments and lvalues.
+#include <functional>
 #include "translator/sema/sema_impl.h"
 
 namespace stap_pmu::sema_impl {
@@ -67,6 +68,8 @@ Type Checker::expr(const Expr &e)
 		return binary(e);
 	case ExprKind::Ternary: {
 		expect_type(*e.args[0], Type::Long, "condition of '?:'");
+		if (int f = folded_cond(*e.args[0]); f >= 0) // @defined($x) ? $x : 0
+			return set(e, expr(*e.args[f ? 1 : 2]));
 		Type a = expr(*e.args[1]), b = expr(*e.args[2]);
 		if (a == Type::Unknown && b != Type::Unknown)
 			expect_type(*e.args[1], b, "first branch of '?:'");
@@ -123,6 +126,11 @@ Type Checker::binary(const Expr &e)
 		return set(e, Type::Long);
 	}
 	expect_type(*e.args[0], Type::Long, "left operand of '" + op + "'");
+	if (op == "&&" || op == "||") { // @defined($x) && $x > 0: the right side may be dead
+		int f = folded_cond(*e.args[0]);
+		if (f == (op == "&&" ? 0 : 1))
+			return set(e, Type::Long);
+	}
 	expect_type(*e.args[1], Type::Long, "right operand of '" + op + "'");
 	return set(e, Type::Long);
 }
@@ -246,6 +254,64 @@ Type Checker::incdec(const Expr &e)
 					     type_name(sym->type));
 	}
 	return set(e, Type::Long);
+}
+
+// A condition made of @defined(...) with number literals, !, &&, || and
+// comparisons of those, known after it was checked: 0 or 1 (recorded for
+// codegen), or -1 when it depends on run time. SystemTap drops the branch
+// such a condition rules out before it resolves target variables, which is
+// what lets tapsets write @defined($new) ? $new : $old->field.
+int Checker::folded_cond(const Expr &c)
+{
+	std::function<bool(const Expr &, int64_t &)> fold = [&](const Expr &x, int64_t &v) {
+		if (x.kind == ExprKind::Number)
+			return const_long(x, v);
+		if (x.kind == ExprKind::AtCall && x.text == "defined") {
+			auto it = r_.const_of.find(&x);
+			if (it == r_.const_of.end())
+				return false;
+			v = it->second;
+			return true;
+		}
+		if (x.kind == ExprKind::Unary && x.text == "!") {
+			if (!fold(*x.args[0], v))
+				return false;
+			v = !v;
+			return true;
+		}
+		if (x.kind != ExprKind::Binary)
+			return false;
+		int64_t a = 0, b = 0;
+		if (!fold(*x.args[0], a))
+			return false;
+		if (x.text == "&&" && !a)
+			return v = 0, true;
+		if (x.text == "||" && a)
+			return v = 1, true;
+		if (!fold(*x.args[1], b))
+			return false;
+		if (x.text == "&&" || x.text == "||")
+			v = b != 0;
+		else if (x.text == "==")
+			v = a == b;
+		else if (x.text == "!=")
+			v = a != b;
+		else
+			return false;
+		return true;
+	};
+	bool any_defined = false; // literals alone are left to run time
+	std::function<void(const Expr &)> seek = [&](const Expr &x) {
+		any_defined = any_defined || (x.kind == ExprKind::AtCall && x.text == "defined");
+		if (x.kind == ExprKind::Unary || x.kind == ExprKind::Binary)
+			for_each_child(x, seek);
+	};
+	seek(c);
+	int64_t v = 0;
+	if (!any_defined || !fold(c, v))
+		return -1;
+	r_.folded[&c] = v != 0;
+	return v != 0;
 }
 
 } // namespace stap_pmu::sema_impl

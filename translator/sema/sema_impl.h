@@ -132,6 +132,7 @@ private:
 	void check_children(const Expr &e);
 
 	Type binary(const Expr &e);
+	int folded_cond(const Expr &c);
 	void regex_use(const Expr &e);
 
 	void check_not_iterated(const Symbol &sym, SourceLoc loc);

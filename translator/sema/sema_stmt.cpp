@@ -13,11 +13,14 @@ void Checker::stmt(const Stmt &s)
 	case StmtKind::Expr:
 		expr(*s.expr);
 		break;
-	case StmtKind::If:
+	case StmtKind::If: {
 		expect_type(*s.expr, Type::Long, "condition of 'if'");
-		for (const StmtPtr &b : s.body)
-			stmt(*b);
+		int f = folded_cond(*s.expr); // if (@defined($x)) ...: one side is dead
+		for (size_t i = 0; i < s.body.size(); i++)
+			if (f < 0 || (f == 1) == (i == 0))
+				stmt(*s.body[i]);
 		break;
+	}
 	case StmtKind::Empty:
 		break;
 	case StmtKind::Next:

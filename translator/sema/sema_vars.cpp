@@ -98,17 +98,18 @@ bool Checker::target_var(const Expr &e, const std::string &spelling, bool entry,
 	ProbeBody &b = r_.bodies[cur_body_];
 	std::string key = (entry ? "@entry:" : "") + std::string(address ? "&" : "") + spelling;
 	size_t k = std::find(b.tvars.begin(), b.tvars.end(), key) - b.tvars.begin();
+	if (quiet) {
+		// @defined: resolve without recording or reporting (the same
+		// variable may also be read elsewhere in the body)
+		for (ProbeInstance &pi : r_.instances)
+			if (pi.body == cur_body_ &&
+			    (!pi.point.func ||
+			     !facts_.target_access(*pi.point.func, spelling,
+						   pi.point.kind == ProbeKind::Kretprobe)))
+				return false;
+		return true;
+	}
 	if (k == b.tvars.size()) {
-		if (quiet) {
-			// @defined: resolve without recording
-			for (ProbeInstance &pi : r_.instances)
-				if (pi.body == cur_body_ &&
-				    (!pi.point.func ||
-				     !facts_.target_access(*pi.point.func, spelling,
-							   pi.point.kind == ProbeKind::Kretprobe)))
-					return false;
-			return true;
-		}
 		if (b.tvars.size() >= 63) {
 			error(e.loc, "too many target variables in one probe (63 at most)");
 			return false;

@@ -4,11 +4,11 @@
 namespace stap_pmu::codegen_impl {
 
 // value of a print argument as a printf format piece and argument
-std::pair<std::string, std::string> Emitter::print_piece(const Expr &a)
+std::pair<std::string, std::string> Emitter::print_piece(const Expr &a, const std::string &v)
 {
 	if (sema_.type_of(a) == Type::String)
-		return {"%s", expr(a)};
-	return {"%lld", "(long long)(" + expr(a) + ")"};
+		return {"%s", v};
+	return {"%lld", "(long long)(" + v + ")"};
 }
 
 std::string Emitter::escape_percent(const std::string &s)
@@ -39,23 +39,33 @@ std::string Emitter::print_call(const Expr &e)
 		else
 			dfmt = "%s", darg = expr(*e.args[0]);
 	}
-	for (size_t i = first; i < e.args.size(); i++) {
-		if (delim && i > first) {
+	// the values are evaluated left to right (through temporaries when
+	// one has a side effect: println(indent(1), indent(1)))
+	std::vector<const Expr *> vals;
+	for (size_t i = first; i < e.args.size(); i++)
+		vals.push_back(e.args[i].get());
+	std::string pre;
+	std::vector<std::string> v = operands(vals, pre);
+	for (size_t i = 0; i < v.size(); i++) {
+		if (delim && i > 0) {
 			fmt += dfmt;
 			if (!darg.empty())
 				args += ", " + darg;
 		}
-		auto [f, a] = print_piece(*e.args[i]);
+		auto [f, a] = print_piece(*vals[i], v[i]);
 		fmt += f;
 		args += ", " + a;
 	}
 	if (nl)
 		fmt += "\n";
+	std::string out;
 	if (n[0] == 's')
-		return "((const char *)stp_sprintf(" + temp() + ", " + c_string(fmt) + args + "))";
-	if (fmt.empty())
-		return "0";
-	return "stp_printf(c, " + c_string(fmt) + args + ")";
+		out = "((const char *)stp_sprintf(" + temp() + ", " + c_string(fmt) + args + "))";
+	else if (fmt.empty())
+		out = "0";
+	else
+		out = "stp_printf(c, " + c_string(fmt) + args + ")";
+	return pre.empty() ? out : "({ " + pre + out + "; })";
 }
 
 std::string Emitter::hist_print(const Expr &h)

@@ -193,7 +193,7 @@ private:
 
 	std::string incdec(const Expr &e);
 
-	std::pair<std::string, std::string> print_piece(const Expr &a);
+	std::pair<std::string, std::string> print_piece(const Expr &a, const std::string &v);
 
 	static std::string escape_percent(const std::string &s);
 

@@ -348,8 +348,18 @@ uint32_t Btf::find(const std::string &name, Kind kind) const
 	int k = libbpf_kind(kind);
 	if (k < 0)
 		return 0;
-	int id = btf__find_by_name_kind(btf_, name.c_str(), static_cast<__u32>(k));
-	return id > 0 ? static_cast<uint32_t>(id) : 0;
+	if (names_.empty()) {
+		uint32_t end = end_id();
+		for (uint32_t id = 1; id < end; id++) {
+			const struct btf_type *t = btf__type_by_id(btf_, id);
+			const char *nm = t ? btf__name_by_offset(btf_, t->name_off) : nullptr;
+			if (nm && *nm)
+				names_.try_emplace(std::to_string(btf_kind(t)) + ":" + nm, id);
+		}
+	}
+	// as btf__find_by_name_kind: "void" is no type (id 0)
+	auto it = names_.find(std::to_string(k) + ":" + name);
+	return it != names_.end() && name != "void" ? it->second : 0;
 }
 
 std::optional<uint64_t> Btf::size_of(uint32_t id) const

@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "translator/support/result.h"
@@ -104,6 +105,10 @@ private:
 	struct ::btf *btf_;
 	std::string path_;
 	uint32_t first_;
+	// "KIND:name" -> the first id, built on the first find(): libbpf's
+	// lookup is a scan of every type, and pass 2 asks once per function
+	// and target variable (syscall.*.return: thousands of times)
+	mutable std::unordered_map<std::string, uint32_t> names_;
 };
 
 // The offset of a BTF blob (a little-endian BTF header: magic 0xeB9F,

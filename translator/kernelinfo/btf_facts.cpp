@@ -31,6 +31,9 @@ struct BtfKernelFacts::State {
 	// functions defined more than once (static functions of several
 	// files): (BTF path, name) -> their FUNC ids
 	std::map<std::pair<std::string, std::string>, std::vector<uint32_t>> defs;
+	// BTF path -> its functions by name (the ids of each definition),
+	// listed once: pass 2 asks for hundreds of patterns (syscall.*.return)
+	std::map<std::string, std::map<std::string, std::vector<uint32_t>>> funcs;
 };
 
 namespace {
@@ -368,19 +371,21 @@ Result<std::vector<KernelFunction>> BtfKernelFacts::functions(const std::string 
 	if (!b)
 		return b.error();
 	const Btf &bt = **b;
+	auto [fi, fresh] = state_->funcs.try_emplace(bt.path());
+	std::map<std::string, std::vector<uint32_t>> &all = fi->second;
+	if (fresh)
+		for (uint32_t id = bt.first_id(); id < bt.end_id(); id++) {
+			Type t = bt.type(id);
+			if (t.kind == Kind::Func && t.linkage != 2 && !t.name.empty())
+				all[std::string(t.name)].push_back(id);
+		}
 	std::map<std::string, std::vector<uint32_t>> found; // sorted by name
-	// the literal start of the glob, compared before fnmatch
-	std::string_view prefix(fp->glob);
-	prefix = prefix.substr(0, prefix.find_first_of("*?[\\"));
-	for (uint32_t id = bt.first_id(); id < bt.end_id(); id++) {
-		Type t = bt.type(id);
-		if (t.kind != Kind::Func || t.linkage == 2 || t.name.empty() ||
-		    t.name.substr(0, prefix.size()) != prefix)
-			continue;
-		std::string nm(t.name);
-		if (fnmatch(fp->glob.c_str(), nm.c_str(), 0) == 0)
-			found[nm].push_back(id);
-	}
+	// the literal start of the glob: the range of names to fnmatch
+	std::string prefix = fp->glob.substr(0, fp->glob.find_first_of("*?[\\"));
+	for (auto it = all.lower_bound(prefix);
+	     it != all.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it)
+		if (fnmatch(fp->glob.c_str(), it->first.c_str(), 0) == 0)
+			found.insert(*it);
 	if (found.empty())
 		return no_match(bt, pattern);
 	std::vector<KernelFunction> out;

@@ -58,6 +58,11 @@ bool Checker::expand(const ProbePoint &pp, int depth, std::vector<Expansion> &ou
 			std::vector<Expansion> sub;
 			if (!expand(inner, depth + 1, sub, optional || inner.optional))
 				return false;
+			// '!' in the alias's list: a point that resolved ends it
+			// (kernel.function("new_name") !, kernel.function("old_name"))
+			bool ends = inner.sufficient &&
+				    std::any_of(sub.begin(), sub.end(),
+						[](const Expansion &e) { return !e.points.empty(); });
 			for (Expansion &e : sub) {
 				if (alias->epilogue)
 					e.after.push_back(alias->body.get());
@@ -67,6 +72,8 @@ bool Checker::expand(const ProbePoint &pp, int depth, std::vector<Expansion> &ou
 					e.conds.push_back(pp.cond.get());
 				out.push_back(std::move(e));
 			}
+			if (ends)
+				break;
 		}
 	return true;
 }

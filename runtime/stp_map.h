@@ -158,12 +158,18 @@ static __maybe_unused u32 stp_map_hash(const struct stp_map *m, const struct stp
 	return (u32)(h ^ (h >> 32));
 }
 
-static __maybe_unused bool stp_map_keyeq(const struct stp_map *m, const struct stp_ment *e,
-			  const struct stp_key *k)
+/*
+ * Slices a[*, k]: the keys whose bit is set in wild (bit i for key i) match
+ * any value; the others must equal k's.
+ */
+static __always_inline bool stp_map_keymatch(const struct stp_map *m, const struct stp_ment *e,
+					     const struct stp_key *k, u32 wild)
 {
 	int i;
 
 	for (i = 0; i < m->nkeys; i++) {
+		if (wild & (1U << i))
+			continue;
 		if (m->ktype[i] == STP_TSTR) {
 			if (strncmp(stp_mkey_str(m, e, i), k->s[i], STP_MAXSTRINGLEN - 1))
 				return false;
@@ -172,6 +178,12 @@ static __maybe_unused bool stp_map_keyeq(const struct stp_map *m, const struct s
 		}
 	}
 	return true;
+}
+
+static __maybe_unused bool stp_map_keyeq(const struct stp_map *m, const struct stp_ment *e,
+			  const struct stp_key *k)
+{
+	return stp_map_keymatch(m, e, k, 0);
 }
 
 static __maybe_unused struct stp_ment *stp_map_find(const struct stp_map *m, const struct stp_key *k)
@@ -329,28 +341,6 @@ static inline void stp_map_clear(struct stp_map *m)
 {
 	if (m->count)
 		stp_map_reset(m);
-}
-
-/*
- * Slices a[*, k]: the keys whose bit is set in wild (bit i for key i) match
- * any value; the others must equal k's.
- */
-static __maybe_unused bool stp_map_keymatch(const struct stp_map *m, const struct stp_ment *e,
-					    const struct stp_key *k, u32 wild)
-{
-	int i;
-
-	for (i = 0; i < m->nkeys; i++) {
-		if (wild & (1U << i))
-			continue;
-		if (m->ktype[i] == STP_TSTR) {
-			if (strncmp(stp_mkey_str(m, e, i), k->s[i], STP_MAXSTRINGLEN - 1))
-				return false;
-		} else if (stp_mkey_long(m, e, i) != k->n[i]) {
-			return false;
-		}
-	}
-	return true;
 }
 
 /* [*, k] in a */

@@ -156,6 +156,7 @@ private:
 	void foreach(const Stmt &s, int ind);
 
 	// foreach (b in @hist_log(s)): every bucket index, in order
+	void foreach_limit(const Stmt &s, const std::string &lim, int ind);
 	void foreach_hist(const Stmt &s, int ind);
 
 	// the key of a foreach slice, evaluated once into a stp_key named k

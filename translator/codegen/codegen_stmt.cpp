@@ -335,16 +335,7 @@ void Emitter::foreach(const Stmt &s, int ind)
 	line(ind) << "{\n";
 	line(ind + 1) << "u32 " << n << ", " << i << ";\n";
 	line(ind + 1) << "s64 " << lim << " = S64_MAX;\n\n";
-	if (s.limit) {
-		bool mf;
-		std::string code = eval(*s.limit, mf);
-		line(ind + 1) << "c->loc = " << c_string(s.loc.str()) << ";\n";
-		line(ind + 1) << lim << " = " << code << ";\n";
-		if (mf) {
-			line(ind + 1) << "if (unlikely(c->error))\n";
-			line(ind + 2) << error_exit() << "\n";
-		}
-	}
+	foreach_limit(s, lim, ind + 1);
 	std::string k = "fe_k" + std::to_string(id);
 	if (!s.exprs.empty())
 		slice_key(s, arr, k, ind + 1);
@@ -407,6 +398,21 @@ void Emitter::slice_key(const Stmt &s, const Symbol &arr, const std::string &k, 
 	}
 }
 
+// foreach ... limit N: N evaluated once into lim, before the loop.
+void Emitter::foreach_limit(const Stmt &s, const std::string &lim, int ind)
+{
+	if (!s.limit)
+		return;
+	bool mf;
+	std::string code = eval(*s.limit, mf);
+	line(ind) << "c->loc = " << c_string(s.loc.str()) << ";\n";
+	line(ind) << lim << " = " << code << ";\n";
+	if (mf) {
+		line(ind) << "if (unlikely(c->error))\n";
+		line(ind + 1) << error_exit() << "\n";
+	}
+}
+
 void Emitter::foreach_hist(const Stmt &s, int ind)
 {
 	const Expr &h = *s.expr;
@@ -417,16 +423,7 @@ void Emitter::foreach_hist(const Stmt &s, int ind)
 	std::string b = "fe_b" + std::to_string(id), lim = "fe_l" + std::to_string(id);
 	line(ind) << "{\n";
 	line(ind + 1) << "s64 " << b << ", " << lim << " = S64_MAX;\n\n";
-	if (s.limit) {
-		bool mf;
-		std::string code = eval(*s.limit, mf);
-		line(ind + 1) << "c->loc = " << c_string(s.loc.str()) << ";\n";
-		line(ind + 1) << lim << " = " << code << ";\n";
-		if (mf) {
-			line(ind + 1) << "if (unlikely(c->error))\n";
-			line(ind + 2) << error_exit() << "\n";
-		}
-	}
+	foreach_limit(s, lim, ind + 1);
 	line(ind + 1) << "for (" << b << " = 0; " << b << " < " << hist_index_count(*sym) << " && "
 		      << b << " < " << lim << "; " << b << "++) {\n";
 	const auto &vars = sema_.stmt_vars.at(&s);

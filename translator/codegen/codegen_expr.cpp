@@ -56,6 +56,8 @@ std::string Emitter::expr(const Expr &e)
 			may_fail_ = true;
 			return "stp_return_str(c, " + temp() + ")";
 		}
+		if (sema_.pretty_of.count(&e))
+			return pretty_ref(e);
 		if (!e.text.empty() && e.text[0] == '$')
 			return tvar_ref(e);
 		return ref_of(e);

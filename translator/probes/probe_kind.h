@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,6 +30,8 @@ struct ResolvedPoint {
 	// $$parms of a DWARF entry probe: each parameter's name and how to read
 	// it (nothing: not in a register at entry, printed as "?")
 	std::vector<std::pair<std::string, std::optional<TargetAccess>>> parms;
+	// $x$ and $x$$ of the body: (tvar index, depth) -> what they print
+	std::map<std::pair<size_t, int>, KernelFacts::Pretty> pretty;
 	std::string tracepoint; // kernel.trace: the tracepoint's name ("sched_switch")
 	uint64_t period_ns = 0; // timers
 	uint64_t randomize_ns = 0; // timers: each period is period_ns +- up to this

@@ -93,6 +93,8 @@ struct SemaResult {
 	std::unordered_map<const Expr *, const Symbol *> symbols; // Var/Index/In -> symbol
 	std::unordered_map<const Expr *, size_t> event_of;       // @pmu, @pmu_thread -> event index
 	std::unordered_map<const Expr *, size_t> tvar_of;        // $x, @entry($x) -> body tvar index
+	// $x$, $x$$ -> (body tvar index, depth); the layouts are the points'
+	std::unordered_map<const Expr *, std::pair<size_t, int>> pretty_of;
 	std::unordered_map<const Expr *, int64_t> const_of;      // @defined($x) -> 0 or 1
 	std::unordered_map<const Expr *, TargetAccess> cast_of;  // @cast(...)->m -> member steps
 	std::unordered_map<const Expr *, Format> formats;        // printf/sprintf -> format

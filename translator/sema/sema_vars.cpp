@@ -218,8 +218,7 @@ Type Checker::var(const Expr &e)
 		return set(e, ok ? Type::String : Type::Unknown);
 	}
 	if (e.text.size() > 2 && e.text[0] == '$' && e.text[1] != '$' && e.text.back() == '$') {
-		error(e.loc, "pretty-printing a target variable ('" + e.text + "') is not supported yet",
-		      "print its members one by one, e.g. $p->field");
+		pretty_var(e);
 		return set(e, Type::String);
 	}
 	if (!e.text.empty() && e.text[0] == '$') {
@@ -236,6 +235,32 @@ Type Checker::var(const Expr &e)
 		return set(e, Type::Unknown);
 	}
 	return set(e, sym->type);
+}
+
+// $x$ (one level: nested structs "{...}", arrays "[...]") and $x$$ (nested
+// structs and arrays expanded, pretty_depth levels): the value of $x, and
+// for every probe point what it prints (KernelFacts::type_members).
+void Checker::pretty_var(const Expr &e)
+{
+	bool deep = e.text.size() > 3 && e.text[e.text.size() - 2] == '$';
+	std::string spelling = e.text.substr(0, e.text.size() - (deep ? 2 : 1));
+	int depth = deep ? pretty_depth : 1;
+	subscripts(e);
+	if (!target_var(e, spelling, false, false))
+		return;
+	size_t k = r_.tvar_of[&e];
+	r_.pretty_of[&e] = {k, depth};
+	for (ProbeInstance &pi : r_.instances) {
+		if (pi.body != cur_body_ || !pi.point.func || pi.point.pretty.count({k, depth}))
+			continue;
+		auto p = facts_.type_members(*pi.point.func, spelling,
+					     pi.point.kind == ProbeKind::Kretprobe, depth);
+		if (!p) {
+			error(e.loc, p.error().what, p.error().hint);
+			continue;
+		}
+		pi.point.pretty[{k, depth}] = *p;
+	}
 }
 
 // The "[i]" indexes of a target variable or @cast chain: longs.

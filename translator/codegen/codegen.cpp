@@ -59,11 +59,10 @@ std::string Emitter::run()
 	globals();
 	if (!fn_decls_.empty())
 		os_ << "/* script functions */\n" << fn_decls_ << "\n";
-	for (const auto &[b, k, d] : pretty_)
-		os_ << "static const char *stp_pp_" << b << "_" << k << "_" << d
-		    << "(struct stp_context *c, char *dst, s64 v);\n";
+	pretty_decls();
 	os_ << code.str();
 	probe_table();
+	pretty_functions();
 	maps_table();
 	os_ << "#include \"stp_module.h\"\n";
 	return os_.str();

@@ -189,6 +189,8 @@ private:
 	// function per (body, variable, depth) that picks the point's
 	std::string pretty_ref(const Expr &e);
 	void pretty_functions();
+	void pretty_decls();
+	std::string pretty_point_all(size_t i, size_t k, int depth);
 
 	const CodegenInput &in_;
 	const SemaResult &sema_;

@@ -181,7 +181,6 @@ void Emitter::tracepoint_functions()
 void Emitter::probe_table()
 {
 	tvar_tables();
-	pretty_functions();
 	tracepoint_functions();
 	os_ << "static struct stp_probe stp_probes[] = {\n";
 	for (size_t pidx = 0; pidx < sema_.instances.size(); pidx++) {

@@ -63,10 +63,7 @@ int int_kind(TypeMember::Kind k)
 
 void PrettyCode::value(const TypeMember &m, int64_t off)
 {
-	if (++pieces_ > max_pieces) {
-		lit(pieces_ == max_pieces + 1 ? "..." : "");
-		return;
-	}
+	pieces_++;
 	switch (m.kind) {
 	case TypeMember::Signed: case TypeMember::Unsigned: case TypeMember::Enum:
 	case TypeMember::Pointer:
@@ -90,6 +87,10 @@ void PrettyCode::value(const TypeMember &m, int64_t off)
 		}
 		lit("{");
 		for (size_t i = 0; i < m.members.size(); i++) {
+			if (pieces_ >= max_pieces) { // the rest: "..."
+				lit(i ? ", ..." : "...");
+				break;
+			}
 			lit((i ? ", ." : ".") + m.members[i].name + "=");
 			value(m.members[i], off + m.members[i].offset);
 		}
@@ -111,6 +112,10 @@ void PrettyCode::array(const TypeMember &m, int64_t off)
 	const TypeMember &el = m.members[0];
 	lit("[");
 	for (uint64_t i = 0; i < m.count && i < max_elements; i++) {
+		if (pieces_ >= max_pieces) {
+			lit(i ? ", ...]" : "...]");
+			return;
+		}
 		if (i)
 			lit(", ");
 		value(el, off + static_cast<int64_t>(i * el.size));

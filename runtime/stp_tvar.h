@@ -257,6 +257,82 @@ static __maybe_unused const char *stp_return_str(struct stp_context *c, char *ds
 	return dst;
 }
 
+/*
+ * $var$ and $var$$: the translator generates one function per probe point
+ * and pretty-printed variable, a sequence of the pieces below into dst
+ * (at *n, capped at STP_MAXSTRINGLEN like every string). Each read is
+ * fault-safe; a fault is the script error of any bad target-variable read
+ * (its address), and stops the printing.
+ */
+static __maybe_unused void stp_pp_lit(char *dst, int *n, const char *s)
+{
+	*n += scnprintf(dst + *n, STP_MAXSTRINGLEN - *n, "%s", s);
+}
+
+/* kind: 0 signed decimal, 1 unsigned decimal, 2 pointer (hashed unless -g) */
+static __maybe_unused bool stp_pp_int(struct stp_context *c, char *dst, int *n,
+				      unsigned long addr, unsigned int size,
+				      int kind)
+{
+	u64 v;
+
+	if (!stp_read_kernel(addr, size, &v)) {
+		stp_tvar_fault(c, addr);
+		return false;
+	}
+	if (kind == 0)
+		*n += scnprintf(dst + *n, STP_MAXSTRINGLEN - *n, "%lld",
+				stp_tvar_extend(v, size, 1));
+	else if (kind == 1)
+		*n += scnprintf(dst + *n, STP_MAXSTRINGLEN - *n, "%llu",
+				(u64)stp_tvar_extend(v, size, 0));
+	else
+		*n += scnprintf(dst + *n, STP_MAXSTRINGLEN - *n, "0x%llx",
+				stp_ptr_out(v));
+	return true;
+}
+
+/* a value already read (a scalar $var$) */
+static __maybe_unused void stp_pp_val(char *dst, int *n, s64 v, int kind)
+{
+	if (kind == 0)
+		*n += scnprintf(dst + *n, STP_MAXSTRINGLEN - *n, "%lld", v);
+	else if (kind == 1)
+		*n += scnprintf(dst + *n, STP_MAXSTRINGLEN - *n, "%llu", (u64)v);
+	else
+		*n += scnprintf(dst + *n, STP_MAXSTRINGLEN - *n, "0x%llx",
+				stp_ptr_out((u64)v));
+}
+
+/* a char array of len bytes at addr, quoted, up to its NUL */
+static __maybe_unused bool stp_pp_chars(struct stp_context *c, char *dst, int *n,
+					unsigned long addr, unsigned long len)
+{
+	unsigned long i;
+
+	stp_pp_lit(dst, n, "\"");
+	for (i = 0; i < len && *n < STP_MAXSTRINGLEN - 1; i++) {
+		u64 v;
+		unsigned char ch;
+
+		if (!stp_read_kernel(addr + i, 1, &v)) {
+			stp_tvar_fault(c, addr + i);
+			return false;
+		}
+		ch = (unsigned char)v;
+		if (!ch)
+			break;
+		if (ch == '"' || ch == '\\')
+			*n += scnprintf(dst + *n, STP_MAXSTRINGLEN - *n, "\\%c", ch);
+		else if (ch < 0x20 || ch >= 0x7f)
+			*n += scnprintf(dst + *n, STP_MAXSTRINGLEN - *n, "\\x%02x", ch);
+		else
+			*n += scnprintf(dst + *n, STP_MAXSTRINGLEN - *n, "%c", ch);
+	}
+	stp_pp_lit(dst, n, "\"");
+	return true;
+}
+
 /* kretprobe entry: saves argument-based variables in data */
 static void stp_tvar_save_entry(const struct stp_probe *p, struct pt_regs *regs,
 				u64 *data)

@@ -84,6 +84,10 @@ const std::map<std::string, long> &header_offsets()
 			   "\tOFFSET(dentry_d_name, dentry, d_name);\n"
 			   "\tOFFSET(qstr_name, qstr, name);\n"
 			   "\tOFFSET(file_f_pos, file, f_pos);\n"
+			   "\tOFFSET(file_f_inode, file, f_inode);\n"
+			   "\tOFFSET(file_f_op, file, f_op);\n"
+			   "\tDEFINE(file_size, sizeof(struct file));\n"
+			   "\tDEFINE(path_size, sizeof(struct path));\n"
 			   "\tOFFSET(task_struct_pid, task_struct, pid);\n"
 			   "\tOFFSET(task_struct_comm, task_struct, comm);\n"
 			   "\tDEFINE(task_struct_size, sizeof(struct task_struct));\n"
@@ -207,6 +211,72 @@ TEST(BtfFacts, MemberChainThroughEmbeddedStructs)
 	EXPECT_EQ(pos->offsets, std::vector<int32_t>{static_cast<int32_t>(offset_of("file_f_pos"))});
 	EXPECT_TRUE(pos->is_signed); // loff_t is long long
 	EXPECT_TRUE(pos->deref_last);
+}
+
+// $file$ of vfs_read: struct file's members in order, the anonymous
+// union's inline, with the offsets and sizes of the kernel's headers;
+// $file$$ expands struct path, and $count$ is a scalar.
+TEST(BtfFacts, PrettyMembersOfStructFile)
+{
+	KernelFunction f = function61("vfs_read");
+	auto p = facts61().type_members(f, "$file", false, 1);
+	ASSERT_TRUE(p) << p.error().what;
+	EXPECT_TRUE(p->pointee);
+	const TypeMember &r = p->root;
+	EXPECT_EQ(r.kind, TypeMember::Struct);
+	EXPECT_EQ(r.type, "struct file");
+	EXPECT_EQ(static_cast<long>(r.size), offset_of("file_size"));
+	ASSERT_TRUE(r.expanded);
+	std::map<std::string, const TypeMember *> by;
+	std::vector<std::string> names;
+	for (const TypeMember &m : r.members) {
+		by[m.name] = &m;
+		names.push_back(m.name);
+	}
+	ASSERT_GE(names.size(), 6u);
+	// 6.1: union { f_llist; f_rcuhead; f_iocb_flags; } f_u; struct path f_path; ...
+	EXPECT_EQ(std::vector<std::string>(names.begin(), names.begin() + 6),
+		  (std::vector<std::string>{"f_llist", "f_rcuhead", "f_iocb_flags", "f_path",
+					    "f_inode", "f_op"}));
+	ASSERT_TRUE(by.count("f_path") && by.count("f_inode") && by.count("f_pos"));
+	EXPECT_EQ(by["f_path"]->kind, TypeMember::Struct);
+	EXPECT_FALSE(by["f_path"]->expanded); // one level: "{...}"
+	EXPECT_EQ(by["f_path"]->offset, offset_of("file_f_path"));
+	EXPECT_EQ(static_cast<long>(by["f_path"]->size), offset_of("path_size"));
+	EXPECT_EQ(by["f_inode"]->kind, TypeMember::Pointer);
+	EXPECT_EQ(by["f_inode"]->offset, offset_of("file_f_inode"));
+	EXPECT_EQ(by["f_op"]->offset, offset_of("file_f_op"));
+	EXPECT_EQ(by["f_pos"]->kind, TypeMember::Signed); // loff_t
+	EXPECT_EQ(by["f_pos"]->offset, offset_of("file_f_pos"));
+	EXPECT_EQ(by["f_pos"]->size, 8u);
+	EXPECT_EQ(by["f_llist"]->offset, 0);
+	EXPECT_EQ(by["f_iocb_flags"]->offset, 0);
+
+	auto deep = facts61().type_members(f, "$file", false, 2);
+	ASSERT_TRUE(deep) << deep.error().what;
+	for (const TypeMember &m : deep->root.members)
+		if (m.name == "f_path") {
+			ASSERT_TRUE(m.expanded);
+			ASSERT_EQ(m.members.size(), 2u);
+			EXPECT_EQ(m.members[0].name, "mnt");
+			EXPECT_EQ(m.members[1].name, "dentry");
+			EXPECT_EQ(m.members[1].offset, offset_of("path_dentry"));
+		}
+
+	auto count = facts61().type_members(f, "$count", false, 1);
+	ASSERT_TRUE(count) << count.error().what;
+	EXPECT_FALSE(count->pointee);
+	EXPECT_EQ(count->root.kind, TypeMember::Unsigned); // size_t
+	EXPECT_EQ(count->root.size, 8u);
+
+	auto comm = facts61().type_members(function61("wake_up_process"), "$p->comm", false, 1);
+	ASSERT_TRUE(comm) << comm.error().what;
+	EXPECT_EQ(comm->root.kind, TypeMember::CharArray);
+	EXPECT_EQ(comm->root.count, 16u); // TASK_COMM_LEN
+
+	auto bad = facts61().type_members(f, "$nope", false, 1);
+	ASSERT_FALSE(bad);
+	EXPECT_NE(bad.error().what.find("nope"), std::string::npos);
 }
 
 TEST(BtfFacts, ReturnValue)

@@ -60,8 +60,10 @@ std::string Emitter::run()
 	globals();
 	if (!fn_decls_.empty())
 		os_ << "/* script functions */\n" << fn_decls_ << "\n";
+	pretty_decls();
 	os_ << code.str();
 	probe_table();
+	pretty_functions();
 	maps_table();
 	os_ << "#include \"stp_module.h\"\n";
 	return os_.str();

@@ -60,6 +60,8 @@ std::string Emitter::expr(const Expr &e)
 		}
 		if (sema_.symbol_of(e) == sema_.procfs_value.get())
 			return "stp_procfs_value(c)";
+		if (sema_.pretty_of.count(&e))
+			return pretty_ref(e);
 		if (!e.text.empty() && e.text[0] == '$')
 			return tvar_ref(e);
 		return ref_of(e);

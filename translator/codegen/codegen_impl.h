@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <functional>
+#include <set>
 #include <sstream>
+#include <tuple>
 
 #include "translator/sema/builtins.h"
 #include "translator/codegen/cmap.h"
@@ -224,6 +226,14 @@ private:
 
 	std::string at_call(const Expr &e);
 
+	// $x$, $x$$ (codegen_pretty.cpp): the call in a body, and after the
+	// target-variable tables one printing function per probe point and a
+	// function per (body, variable, depth) that picks the point's
+	std::string pretty_ref(const Expr &e);
+	void pretty_functions();
+	void pretty_decls();
+	std::string pretty_point_all(size_t i, size_t k, int depth);
+
 	const CodegenInput &in_;
 	const SemaResult &sema_;
 	std::ostringstream os_;
@@ -234,6 +244,8 @@ private:
 	Ctx ctx_;
 	int label_ = 0;
 	bool may_fail_ = false;
+	size_t body_ = SIZE_MAX;                    // the body being emitted
+	std::set<std::tuple<size_t, size_t, int>> pretty_; // (body, tvar, depth) used
 };
 
 } // namespace stap_pmu::codegen_impl

@@ -68,6 +68,7 @@ void Emitter::embedded_function(const FunctionInfo &f, std::ostringstream &out)
 void Emitter::body(size_t i, std::ostringstream &out)
 {
 	const ProbeBody &b = sema_.bodies[i];
+	body_ = i;
 	ctx_ = Ctx();
 	ctx_.prefix = "c->l.p" + std::to_string(i) + ".";
 	out << "/* probe " << b.probe->loc.str() << " */\n"

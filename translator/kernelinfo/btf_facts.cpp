@@ -566,7 +566,7 @@ bool index_step(const Btf &b, uint32_t &t, bool first_of_cast, size_t i,
 // gives the size and signedness of a scalar, which is read; an array,
 // struct or union gives its address.
 bool walk_members(const Btf &b, uint32_t t, bool pointee, const std::vector<std::string> &members,
-		  TargetAccess &acc, WalkFail &fail)
+		  TargetAccess &acc, WalkFail &fail, uint32_t *end = nullptr)
 {
 	for (size_t i = 0; i < members.size(); i++) {
 		if (is_index_step(members[i])) {
@@ -605,6 +605,8 @@ bool walk_members(const Btf &b, uint32_t t, bool pointee, const std::vector<std:
 			acc.offsets.push_back(static_cast<int32_t>(off));
 		t = mt;
 	}
+	if (end)
+		*end = t;
 	return walk_end(b, t, members, acc, fail);
 }
 
@@ -645,8 +647,9 @@ Result<uint32_t> var_type(const Btf &b, const State &st, const KernelFunction &f
 
 } // namespace
 
-Result<TargetAccess> BtfKernelFacts::target_access(const KernelFunction &f,
-						   const std::string &spelling, bool in_return) const
+// target_access, with the type the walk ends at (end).
+Result<TargetAccess> BtfKernelFacts::access_of(const KernelFunction &f, const std::string &spelling,
+					       bool in_return, uint32_t *end) const
 {
 	std::vector<std::string> parts = split_target_spelling(spelling);
 	const Btf *b = btf_of(*state_, f.info_file);
@@ -676,9 +679,104 @@ Result<TargetAccess> BtfKernelFacts::target_access(const KernelFunction &f,
 		return t.error();
 	std::vector<std::string> members(parts.begin() + 1, parts.end());
 	WalkFail wf;
-	if (walk_members(*b, *t, false, members, acc, wf))
+	if (walk_members(*b, *t, false, members, acc, wf, end))
 		return acc;
 	return tvar_walk_error(wf, parts[0], members, where);
+}
+Result<TargetAccess> BtfKernelFacts::target_access(const KernelFunction &f,
+						   const std::string &spelling, bool in_return) const
+{
+	return access_of(f, spelling, in_return, nullptr);
+}
+
+namespace {
+
+void pretty_members(const Btf &b, uint32_t s, int depth, int64_t base,
+		    std::vector<TypeMember> &out, int guard);
+
+// The pretty-printing shape of a value of type t into m (name and offset
+// are the caller's); depth: levels of nested structs still expanded.
+void pretty_type(const Btf &b, uint32_t t, int depth, TypeMember &m, int guard = 0)
+{
+	uint32_t s = complete(b, strip(b, t));
+	Type ty = b.type(s);
+	m.type = type_name(b, t);
+	std::optional<uint64_t> sz = s ? b.size_of(s) : std::nullopt;
+	m.size = sz ? *sz : 0;
+	switch (ty.kind) {
+	case Kind::Int:
+		m.kind = ty.bits != ty.size * 8 ? TypeMember::Other
+			 : ty.is_signed      ? TypeMember::Signed
+					     : TypeMember::Unsigned;
+		break;
+	case Kind::Ptr: m.kind = TypeMember::Pointer; break;
+	case Kind::Enum: case Kind::Enum64: m.kind = TypeMember::Enum; break;
+	case Kind::Array: {
+		Type et = b.type(strip(b, ty.ref));
+		m.kind = et.kind == Kind::Int && et.name == "char" ? TypeMember::CharArray
+									      : TypeMember::Array;
+		m.count = ty.size;
+		if (guard < 16)
+			pretty_type(b, ty.ref, depth, m.members.emplace_back(), guard + 1);
+		break;
+	}
+	case Kind::Struct: case Kind::Union:
+		m.kind = ty.kind == Kind::Struct ? TypeMember::Struct : TypeMember::Union;
+		if (depth > 0 && guard < 16) {
+			m.expanded = true;
+			pretty_members(b, s, depth - 1, 0, m.members, guard + 1);
+		}
+		break;
+	default: m.kind = TypeMember::Other; break;
+	}
+}
+
+// The members of struct/union s at offset base into out, anonymous
+// members' members inline; a bit field is Other.
+void pretty_members(const Btf &b, uint32_t s, int depth, int64_t base,
+		    std::vector<TypeMember> &out, int guard)
+{
+	for (const btf::Member &bm : b.members(s)) {
+		int64_t off = base + bm.bit_offset / 8;
+		uint32_t ms = strip(b, bm.type);
+		Kind k = b.type(ms).kind;
+		if (bm.name.empty() && (k == Kind::Struct || k == Kind::Union)) {
+			if (guard < 16)
+				pretty_members(b, ms, depth, off, out, guard + 1);
+			continue;
+		}
+		TypeMember &m = out.emplace_back();
+		m.name = std::string(bm.name);
+		m.offset = off;
+		pretty_type(b, bm.type, depth, m, guard);
+		if (bm.bit_size || bm.bit_offset % 8)
+			m.kind = TypeMember::Other;
+	}
+}
+
+} // namespace
+
+Result<KernelFacts::Pretty> BtfKernelFacts::type_members(const KernelFunction &f,
+							  const std::string &spelling,
+							  bool in_return, int depth) const
+{
+	uint32_t end = 0;
+	Result<TargetAccess> acc = access_of(f, spelling, in_return, &end);
+	if (!acc)
+		return acc.error();
+	const Btf *b = btf_of(*state_, f.info_file);
+	Pretty p;
+	uint32_t s = strip(*b, end);
+	if (b->type(s).kind == Kind::Ptr) {
+		uint32_t to = complete(*b, strip(*b, b->type(s).ref));
+		Kind k = b->type(to).kind;
+		if (k == Kind::Struct || k == Kind::Union) {
+			p.pointee = true;
+			end = to;
+		}
+	}
+	pretty_type(*b, end, depth, p.root);
+	return p;
 }
 
 namespace {

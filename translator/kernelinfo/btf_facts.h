@@ -28,10 +28,15 @@ public:
 	CastAccess cast_access(const std::string &module, const std::string &type,
 			       const std::vector<std::string> &members) const override;
 	TracepointLookup tracepoints(const std::string &sys) const override;
+	Result<Pretty> type_members(const KernelFunction &f, const std::string &spelling,
+				    bool in_return, int depth) const override;
 
 	struct State; // the parsed BTFs (btf_facts.cpp)
 
 private:
+	Result<TargetAccess> access_of(const KernelFunction &f, const std::string &spelling,
+				       bool in_return, uint32_t *end) const;
+
 	btf::Options opts_;
 	std::unique_ptr<State> state_;
 };

@@ -497,7 +497,7 @@ bool walk_end(Dwarf_Die t, const std::vector<std::string> &members, TargetAccess
 // size and signedness of a scalar, which is read; an array or struct
 // member gives its address.
 bool walk_members(State &st, Dwarf_Die t, bool pointee, const std::vector<std::string> &members,
-		  TargetAccess &acc, WalkFail &fail)
+		  TargetAccess &acc, WalkFail &fail, Dwarf_Die *end = nullptr)
 {
 	WalkAt w{t, 0};
 	for (size_t i = 0; i < members.size(); i++) {
@@ -546,6 +546,8 @@ bool walk_members(State &st, Dwarf_Die t, bool pointee, const std::vector<std::s
 			acc.offsets.push_back(static_cast<int32_t>(moff));
 		type_die(&m, &w.t);
 	}
+	if (end)
+		*end = w.t;
 	return walk_end(w.t, members, acc, fail);
 }
 
@@ -818,12 +820,15 @@ Result<std::vector<KernelFunction>> Reader::tracepoint_functions(const std::stri
 	return out;
 }
 
-Result<TargetAccess> Reader::target_access(const KernelFunction &f, const std::string &spelling,
-					   bool in_return) const
+// target_access, with the type the walk ends at (end).
+namespace {
+
+Result<TargetAccess> access_of(State &st, const KernelFunction &f, const std::string &spelling,
+			       bool in_return, Dwarf_Die *end)
 {
 	// split "$a->b[2]->c"
 	std::vector<std::string> parts = split_target_spelling(spelling);
-	auto h = open_file(*state_, f.info_file);
+	auto h = open_file(st, f.info_file);
 	if (!h)
 		return h.error();
 	Dwarf_Die fn;
@@ -847,9 +852,152 @@ Result<TargetAccess> Reader::target_access(const KernelFunction &f, const std::s
 	}
 	std::vector<std::string> members(parts.begin() + 1, parts.end());
 	WalkFail wf;
-	if (walk_members(*state_, t, false, members, acc, wf))
+	if (walk_members(st, t, false, members, acc, wf, end))
 		return acc;
 	return tvar_walk_error(wf, parts[0], members, where);
+}
+
+} // namespace
+
+Result<TargetAccess> Reader::target_access(const KernelFunction &f, const std::string &spelling,
+					   bool in_return) const
+{
+	return access_of(*state_, f, spelling, in_return, nullptr);
+}
+
+namespace {
+
+void pretty_type(State &st, Dwarf_Die t, int depth, TypeMember &m, int guard = 0);
+
+// The members of struct/union s at offset base into out, anonymous
+// members' members inline; a bit field is Other.
+void pretty_members(State &st, Dwarf_Die *s, int depth, int64_t base, std::vector<TypeMember> &out,
+		    int guard)
+{
+	Dwarf_Die c;
+	if (dwarf_child(s, &c) != 0)
+		return;
+	do {
+		if (dwarf_tag(&c) != DW_TAG_member)
+			continue;
+		Dwarf_Word moff = 0;
+		Dwarf_Attribute a;
+		if (dwarf_attr_integrate(&c, DW_AT_data_member_location, &a))
+			dwarf_formudata(&a, &moff);
+		int64_t off = base + static_cast<int64_t>(moff);
+		Dwarf_Die mt;
+		bool typed = type_die(&c, &mt);
+		const char *mn = dwarf_diename(&c);
+		if (!mn) {
+			Dwarf_Die bare = mt;
+			if (typed && strip(&bare) && guard < 16 &&
+			    (dwarf_tag(&bare) == DW_TAG_structure_type ||
+			     dwarf_tag(&bare) == DW_TAG_union_type))
+				pretty_members(st, &bare, depth, off, out, guard + 1);
+			continue;
+		}
+		TypeMember &m = out.emplace_back();
+		m.name = mn;
+		m.offset = off;
+		if (typed)
+			pretty_type(st, mt, depth, m, guard);
+		if (dwarf_hasattr(&c, DW_AT_bit_size) || dwarf_hasattr(&c, DW_AT_data_bit_offset))
+			m.kind = TypeMember::Other;
+	} while (dwarf_siblingof(&c, &c) == 0);
+}
+
+// An array type s: a char array (a string), else its element (one
+// dimension; more print as "[...]").
+void pretty_array(State &st, Dwarf_Die *s, int depth, TypeMember &m, int guard)
+{
+	std::vector<uint64_t> dims = array_dims(s);
+	Dwarf_Die el;
+	m.kind = TypeMember::Array;
+	if (dims.size() != 1 || !type_die(s, &el))
+		return;
+	m.count = dims[0];
+	Dwarf_Die bare = el;
+	const char *en = strip(&bare) ? dwarf_diename(&bare) : nullptr;
+	if (dwarf_tag(&bare) == DW_TAG_base_type && en && std::string(en) == "char")
+		m.kind = TypeMember::CharArray;
+	TypeMember &e = m.members.emplace_back();
+	if (guard < 16)
+		pretty_type(st, el, depth, e, guard + 1);
+	if (!m.size)
+		m.size = m.count * e.size;
+}
+
+// The pretty-printing shape of a value of type t into m (name and offset
+// are the caller's); depth: levels of nested structs still expanded.
+void pretty_type(State &st, Dwarf_Die t, int depth, TypeMember &m, int guard)
+{
+	m.type = type_name(t);
+	m.kind = TypeMember::Other;
+	Dwarf_Die s = t;
+	if (!strip(&s))
+		return;
+	complete(st, &s);
+	Dwarf_Word sz = 0;
+	Dwarf_Attribute a;
+	if (dwarf_attr_integrate(&s, DW_AT_byte_size, &a))
+		dwarf_formudata(&a, &sz);
+	m.size = sz;
+	switch (dwarf_tag(&s)) {
+	case DW_TAG_pointer_type:
+		m.kind = TypeMember::Pointer;
+		m.size = 8;
+		break;
+	case DW_TAG_base_type: {
+		Dwarf_Word enc = 0;
+		if (dwarf_attr_integrate(&s, DW_AT_encoding, &a))
+			dwarf_formudata(&a, &enc);
+		if (enc != DW_ATE_float)
+			m.kind = enc == DW_ATE_signed || enc == DW_ATE_signed_char ? TypeMember::Signed
+										    : TypeMember::Unsigned;
+		break;
+	}
+	case DW_TAG_enumeration_type:
+		m.kind = TypeMember::Enum;
+		break;
+	case DW_TAG_array_type:
+		pretty_array(st, &s, depth, m, guard);
+		break;
+	case DW_TAG_structure_type: case DW_TAG_union_type:
+		m.kind = dwarf_tag(&s) == DW_TAG_structure_type ? TypeMember::Struct : TypeMember::Union;
+		if (depth > 0 && guard < 16 && !dwarf_hasattr(&s, DW_AT_declaration)) {
+			m.expanded = true;
+			pretty_members(st, &s, depth - 1, 0, m.members, guard + 1);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+} // namespace
+
+Result<KernelFacts::Pretty> Reader::type_members(const KernelFunction &f,
+						 const std::string &spelling, bool in_return,
+						 int depth) const
+{
+	Dwarf_Die end;
+	Result<TargetAccess> acc = access_of(*state_, f, spelling, in_return, &end);
+	if (!acc)
+		return acc.error();
+	KernelFacts::Pretty p;
+	Dwarf_Die s = end;
+	if (strip(&s) && dwarf_tag(&s) == DW_TAG_pointer_type) {
+		Dwarf_Die to;
+		if (type_die(&s, &to) && strip(&to)) {
+			complete(*state_, &to);
+			if (dwarf_tag(&to) == DW_TAG_structure_type || dwarf_tag(&to) == DW_TAG_union_type) {
+				p.pointee = true;
+				end = to;
+			}
+		}
+	}
+	pretty_type(*state_, end, depth, p.root);
+	return p;
 }
 
 CastAccess Reader::cast_access(const std::string &module, const std::string &type,

@@ -53,6 +53,11 @@ public:
 	CastAccess cast_access(const std::string &module, const std::string &type,
 			       const std::vector<std::string> &members) const;
 
+	// KernelFacts::type_members
+	Result<KernelFacts::Pretty> type_members(const KernelFunction &f,
+						 const std::string &spelling, bool in_return,
+						 int depth) const;
+
 	struct State; // the open files and their indexes (dwarf.cpp)
 
 private:

@@ -25,6 +25,11 @@ public:
 	CastAccess cast_access(const std::string &module, const std::string &type,
 			       const std::vector<std::string> &members) const override;
 	TracepointLookup tracepoints(const std::string &sys) const override;
+	Result<Pretty> type_members(const KernelFunction &f, const std::string &spelling,
+				    bool in_return, int depth) const override
+	{
+		return reader_.type_members(f, spelling, in_return, depth);
+	}
 
 	// Whether module ("" : the kernel, or a .ko path) has DWARF here.
 	bool has_dwarf(const std::string &module) const { return reader_.has_dwarf(module); }

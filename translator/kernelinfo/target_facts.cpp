@@ -130,6 +130,14 @@ Result<TargetAccess> TargetKernelFacts::target_access(const KernelFunction &f,
 	return src.target_access(f, spelling, in_return);
 }
 
+Result<KernelFacts::Pretty> TargetKernelFacts::type_members(const KernelFunction &f,
+							     const std::string &spelling,
+							     bool in_return, int depth) const
+{
+	const KernelFacts &src = f.tracepoint ? dwarf_ : source(f.module);
+	return src.type_members(f, spelling, in_return, depth);
+}
+
 CastAccess TargetKernelFacts::cast_access(const std::string &module, const std::string &type,
 					  const std::vector<std::string> &members) const
 {

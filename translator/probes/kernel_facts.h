@@ -124,6 +124,23 @@ struct SymbolCheck {
 	std::vector<std::string> nearest; // not found: the closest probeable names
 };
 
+// A value as $var$ pretty-prints it: a struct or union with its members, an
+// array with its element, or a scalar (KernelFacts::type_members).
+struct TypeMember {
+	enum Kind {
+		Signed, Unsigned, Pointer, CharArray, Array, Struct, Union, Enum, Other,
+	} kind = Other;
+	std::string name;   // "" : the value itself, or an array's element
+	int64_t offset = 0; // bytes from the start of the enclosing struct
+	uint64_t size = 0;  // bytes (Array, CharArray: the whole array)
+	uint64_t count = 0; // Array, CharArray: elements
+	std::string type;   // C spelling
+	// Struct, Union: the members (anonymous ones' members inline), filled
+	// while the depth asked for allows (expanded); Array: its one element
+	bool expanded = false;
+	std::vector<TypeMember> members;
+};
+
 // The target kernel, as pass 2 asks about it. The contract every
 // implementation keeps (DWARF today, BTF later, fakes in tests):
 // - answers are stable for the life of the object (implementations may
@@ -164,6 +181,24 @@ public:
 
 	// The tracepoints of subsystem `sys` ("sched").
 	virtual TracepointLookup tracepoints(const std::string &sys) const = 0;
+
+	// What $spelling (as target_access takes it) pretty-prints as: its
+	// type, a pointer to a struct or union followed to it (the root's
+	// `pointee` set), with nested structs and unions expanded to `depth`
+	// levels (1: the root's members only). The default knows no types.
+	struct Pretty {
+		bool pointee = false; // the value is the struct's address
+		TypeMember root;
+	};
+	virtual Result<Pretty> type_members(const KernelFunction &f, const std::string &spelling,
+					    bool in_return, int depth) const
+	{
+		(void)f;
+		(void)spelling;
+		(void)in_return;
+		(void)depth;
+		return fail("pretty-printing needs the types of the kernel's debugging information");
+	}
 
 	// Whether `name` is a probeable text symbol of `module` ("" : the
 	// kernel). The default knows nothing (known = false).

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -31,6 +32,12 @@ struct ResolvedPoint {
 	// $$parms of a DWARF entry probe: each parameter's name and how to read
 	// it (nothing: not in a register at entry, printed as "?")
 	std::vector<std::pair<std::string, std::optional<TargetAccess>>> parms;
+	// $x$ and $x$$ of the body: (tvar index, depth) -> what they print;
+	// $$parms$ and $$return$: depth -> each parameter's (nothing: "?") and
+	// the return value's
+	std::map<std::pair<size_t, int>, KernelFacts::Pretty> pretty;
+	std::map<int, std::vector<std::optional<KernelFacts::Pretty>>> pretty_parms;
+	std::map<int, std::optional<KernelFacts::Pretty>> pretty_return;
 	std::string tracepoint; // kernel.trace: the tracepoint's name ("sched_switch")
 	uint64_t period_ns = 0; // timers
 	uint64_t randomize_ns = 0; // timers: each period is period_ns +- up to this

@@ -84,6 +84,8 @@ struct ProbeInstance {
 	bool optional = false;
 };
 
+constexpr size_t pretty_parms = SIZE_MAX, pretty_return = SIZE_MAX - 1;
+
 struct SemaResult {
 	std::vector<std::unique_ptr<Symbol>> globals;
 	std::vector<ProbeBody> bodies;        // one per `probe` (more with aliases)
@@ -94,6 +96,9 @@ struct SemaResult {
 	std::unordered_map<const Expr *, const Symbol *> symbols; // Var/Index/In -> symbol
 	std::unordered_map<const Expr *, size_t> event_of;       // @pmu, @pmu_thread -> event index
 	std::unordered_map<const Expr *, size_t> tvar_of;        // $x, @entry($x) -> body tvar index
+	// $x$, $x$$ -> (body tvar index, depth); $$parms$, $$return$ ->
+	// (pretty_parms or pretty_return, depth); the layouts are the points'
+	std::unordered_map<const Expr *, std::pair<size_t, int>> pretty_of;
 	std::unordered_map<const Expr *, int64_t> const_of;      // @defined($x) -> 0 or 1
 	// the condition of an if, ?:, && or || known at translation time
 	// (@defined, literals): 0 or 1. The branch it rules out was not

@@ -106,6 +106,9 @@ private:
 	Symbol *resolve_var(const Expr &e);
 	Symbol *procfs_value(const Expr &e);
 
+	void pretty_var(const Expr &e);
+	Type pretty_all(const Expr &e);
+	static constexpr int pretty_depth = 4; // $x$$: levels of nested structs
 	bool target_var(const Expr &e, const std::string &spelling, bool entry, bool quiet,
 			bool address = false);
 	Type address_of(const Expr &e);

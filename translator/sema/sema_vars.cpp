@@ -188,6 +188,15 @@ bool Checker::target_var(const Expr &e, const std::string &spelling, bool entry,
 
 Type Checker::var(const Expr &e)
 {
+	if (e.text.rfind("$$locals", 0) == 0) {
+		error(e.loc, "'" + e.text + "': kernel function probes have no locals here",
+		      "stap-pmu reads parameters at entry only: use $$parms (or $$parms$ to "
+		      "pretty-print them)");
+		return set(e, Type::Unknown);
+	}
+	if (e.text == "$$parms$" || e.text == "$$parms$$" || e.text == "$$vars$" ||
+	    e.text == "$$vars$$" || e.text == "$$return$" || e.text == "$$return$$")
+		return pretty_all(e);
 	if (e.text == "$$parms" || e.text == "$$vars") {
 		// every argument of a tracepoint or DWARF function at entry,
 		// "name=0x... ..." (stp_parms)
@@ -244,8 +253,7 @@ Type Checker::var(const Expr &e)
 		return set(e, ok ? Type::String : Type::Unknown);
 	}
 	if (e.text.size() > 2 && e.text[0] == '$' && e.text[1] != '$' && e.text.back() == '$') {
-		error(e.loc, "pretty-printing a target variable ('" + e.text + "') is not supported yet",
-		      "print its members one by one, e.g. $p->field");
+		pretty_var(e);
 		return set(e, Type::String);
 	}
 	if (procfs_value(e))
@@ -264,6 +272,71 @@ Type Checker::var(const Expr &e)
 		return set(e, Type::Unknown);
 	}
 	return set(e, sym->type);
+}
+
+// $x$ (one level: nested structs "{...}", arrays "[...]") and $x$$ (nested
+// structs and arrays expanded, pretty_depth levels): the value of $x, and
+// for every probe point what it prints (KernelFacts::type_members).
+void Checker::pretty_var(const Expr &e)
+{
+	bool deep = e.text.size() > 3 && e.text[e.text.size() - 2] == '$';
+	std::string spelling = e.text.substr(0, e.text.size() - (deep ? 2 : 1));
+	int depth = deep ? pretty_depth : 1;
+	subscripts(e);
+	if (!target_var(e, spelling, false, false))
+		return;
+	size_t k = r_.tvar_of[&e];
+	r_.pretty_of[&e] = {k, depth};
+	for (ProbeInstance &pi : r_.instances) {
+		if (pi.body != cur_body_ || !pi.point.func || pi.point.pretty.count({k, depth}))
+			continue;
+		auto p = facts_.type_members(*pi.point.func, spelling,
+					     pi.point.kind == ProbeKind::Kretprobe, depth);
+		if (!p) {
+			error(e.loc, p.error().what, p.error().hint);
+			continue;
+		}
+		pi.point.pretty[{k, depth}] = *p;
+	}
+}
+
+// $$parms$ / $$vars$ ("name=<$name$> ..."), $$return$ ("return=<$return$>")
+// and their $$ forms: checked as $$parms and $$return are, then each
+// value's layout for every probe point (none: printed "?").
+Type Checker::pretty_all(const Expr &e)
+{
+	bool deep = e.text.size() > 3 && e.text[e.text.size() - 2] == '$';
+	std::string plain = e.text.substr(0, e.text.size() - (deep ? 2 : 1));
+	Expr bare(ExprKind::Var, e.loc); // checked as the plain form is
+	bare.text = plain;
+	Type t = var(bare);
+	r_.types.erase(&bare);
+	if (t != Type::String)
+		return set(e, Type::Unknown);
+	int depth = deep ? pretty_depth : 1;
+	bool ret = plain == "$$return";
+	r_.pretty_of[&e] = {ret ? pretty_return : pretty_parms, depth};
+	for (ProbeInstance &pi : r_.instances) {
+		ResolvedPoint &p = pi.point;
+		if (pi.body != cur_body_ || !p.func)
+			continue;
+		bool in_ret = p.kind == ProbeKind::Kretprobe;
+		if (ret) {
+			if (p.func->ret_type == "void" || p.pretty_return.count(depth))
+				continue;
+			auto l = facts_.type_members(*p.func, "$return", true, depth);
+			p.pretty_return[depth] = l ? std::optional(*l) : std::nullopt;
+			continue;
+		}
+		if (p.pretty_parms.count(depth))
+			continue;
+		auto &v = p.pretty_parms[depth];
+		for (const KernelParam &prm : p.func->params) {
+			auto l = facts_.type_members(*p.func, "$" + prm.name, in_ret, depth);
+			v.push_back(l ? std::optional(*l) : std::nullopt);
+		}
+	}
+	return set(e, Type::String);
 }
 
 // The "[i]" indexes of a target variable or @cast chain: longs.

@@ -113,8 +113,10 @@ struct stp_context {
 	struct pt_regs *regs;		/* NULL for begin, end */
 	const u64 *entry;		/* kretprobe: values saved at entry;
 					 * tracepoint: its arguments */
+#ifdef STP_HAVE_PROCFS
 	char *pvalue;			/* procfs probes: $value (NULL otherwise) */
 	u32 pvalue_size;		/* its buffer's size */
+#endif
 	int error;			/* non-zero after stp_error() */
 	int nesting;			/* script function call depth */
 	long actions;			/* statements run (MAXACTION) */

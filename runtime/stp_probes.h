@@ -153,8 +153,10 @@ static void stp_run_probe_with(const struct stp_probe *p, struct pt_regs *regs,
 	c->loc = p->loc;
 	c->regs = regs;
 	c->entry = entry;
+#ifdef STP_HAVE_PROCFS	/* only scripts with procfs probes pay these stores */
 	c->pvalue = pvalue;
 	c->pvalue_size = pvalue_size;
+#endif
 	c->error = 0;
 	c->nesting = 0;
 	c->actions = 0;
@@ -174,7 +176,9 @@ static void stp_run_probe_with(const struct stp_probe *p, struct pt_regs *regs,
 	c->probe = NULL;
 	c->regs = NULL;
 	c->entry = NULL;
+#ifdef STP_HAVE_PROCFS
 	c->pvalue = NULL;
+#endif
 	if (p->lock)
 		raw_spin_unlock(&stp_session.lock);
 out_busy:

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "frontend_helpers.h"
+#include "translator/sema/format.h"
 
 using namespace stap_pmu;
 using stap_pmu::test::Checked;
@@ -211,4 +212,24 @@ TEST(Sema, PassOneRefusals)
 	EXPECT_EQ(first_error("global g\nprobe begin { println(g) }"),
 		  "t.stp:1:8: cannot infer the type of global 'g' [assign it a number or a string "
 		  "somewhere]");
+}
+
+// Flags C ignores for a conversion are dropped from the kernel format: the
+// kernel's vsnprintf ignores them as well, and gcc's -Werror=format would
+// refuse the module (a fuzz input found "%0s" in CI).
+TEST(Sema, PrintfDropsFlagsTheConversionIgnores)
+{
+	Diagnostics d;
+	auto f = parse_format("%05s|%-05s|%0c|%+u|%#d|% +d|%05.3d|%.*c|%#p|%--5x|%+ i", {}, d);
+	ASSERT_TRUE(f);
+	EXPECT_EQ(f->kernel_fmt, "%5s|%-5s|%c|%llu|%lld|%+lld|%5.3lld|%c|%#llx|%-5llx|%+lld");
+	// '.*' of %c is still an argument (evaluated, not passed)
+	ASSERT_EQ(f->args.size(), 12u);
+	EXPECT_EQ(f->args[7].conv, '*');
+	EXPECT_FALSE(f->args[7].passed);
+	EXPECT_TRUE(f->args[8].passed);
+	// what gcc accepts is kept as written
+	auto g = parse_format("%-+8d|%#o|%08x|%-10.4s|%*d", {}, d);
+	ASSERT_TRUE(g);
+	EXPECT_EQ(g->kernel_fmt, "%-+8lld|%#llo|%08llx|%-10.4s|%*lld");
 }

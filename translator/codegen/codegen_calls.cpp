@@ -206,6 +206,10 @@ std::string Emitter::printf_call(const Expr &e)
 	std::vector<std::string> v = operands(args, pre);
 	for (size_t i = 0; i < v.size(); i++) {
 		const std::string &a = v[i];
+		if (!f.args[i].passed) {
+			pre += "(void)(" + a + "); ";
+			continue;
+		}
 		switch (f.args[i].conv) {
 		case 's': out += ", " + a; break;
 		case 'c':

@@ -21,25 +21,31 @@ std::optional<Format> parse_format(const std::string &fmt, SourceLoc loc, Diagno
 			continue;
 		}
 		size_t start = i++;
-		std::string spec = "%";
+		std::string flags;
 		std::vector<FormatArg> stars;
-		while (i < fmt.size() && std::strchr("-+ #0", fmt[i]))
-			spec += fmt[i++];
+		while (i < fmt.size() && std::strchr("-+ #0", fmt[i])) {
+			if (flags.find(fmt[i]) == std::string::npos)
+				flags += fmt[i];
+			i++;
+		}
+		std::string width, prec;
+		bool has_prec = false;
 		if (i < fmt.size() && fmt[i] == '*') {
-			spec += fmt[i++];
+			width = fmt[i++];
 			stars.push_back({'*', Type::Long, "*"});
 		} else {
 			while (i < fmt.size() && std::isdigit(static_cast<unsigned char>(fmt[i])))
-				spec += fmt[i++];
+				width += fmt[i++];
 		}
 		if (i < fmt.size() && fmt[i] == '.') {
-			spec += fmt[i++];
+			has_prec = true;
+			i++;
 			if (i < fmt.size() && fmt[i] == '*') {
-				spec += fmt[i++];
+				prec = fmt[i++];
 				stars.push_back({'*', Type::Long, ".*"});
 			} else {
 				while (i < fmt.size() && std::isdigit(static_cast<unsigned char>(fmt[i])))
-					spec += fmt[i++];
+					prec += fmt[i++];
 			}
 		}
 		// SystemTap accepts C length modifiers and ignores them.
@@ -54,6 +60,38 @@ std::optional<Format> parse_format(const std::string &fmt, SourceLoc loc, Diagno
 		std::string whole = fmt.substr(start, i - start + 1);
 		for (FormatArg &s : stars)
 			s.spec = "'" + s.spec + "' in '" + whole + "'";
+		if (!std::strchr("diuxXocps", conv)) {
+			diags.error(loc, std::string("printf format: unknown conversion '%") + conv + "'",
+				    "conversions: %d %i %u %x %X %o %c %p %s %%");
+			return std::nullopt;
+		}
+		// Flags C ignores for a conversion are dropped, as the kernel's
+		// vsnprintf ignores them too: the output is the same and gcc's
+		// format check (modules build with -Werror) stays quiet.
+		bool is_int = std::strchr("diuxXo", conv) != nullptr;
+		auto drop = [&flags](char f) {
+			size_t at = flags.find(f);
+			if (at != std::string::npos)
+				flags.erase(at, 1);
+		};
+		if (!std::strchr("di", conv)) {
+			drop('+');
+			drop(' ');
+		}
+		if (!std::strchr("xXop", conv))
+			drop('#');
+		if (!is_int && conv != 'p')
+			drop('0');
+		if (flags.find('-') != std::string::npos || (is_int && has_prec))
+			drop('0');
+		if (flags.find('+') != std::string::npos)
+			drop(' ');
+		if (conv == 'c' && has_prec) {
+			has_prec = false; // the kernel ignores a precision on %c
+			if (prec == "*")
+				stars.back().passed = false;
+		}
+		std::string spec = "%" + flags + width + (has_prec ? "." + prec : "");
 		Type t = Type::Long;
 		switch (conv) {
 		case 'd':
@@ -77,10 +115,6 @@ std::optional<Format> parse_format(const std::string &fmt, SourceLoc loc, Diagno
 			out.kernel_fmt += spec + "s";
 			t = Type::String;
 			break;
-		default:
-			diags.error(loc, std::string("printf format: unknown conversion '%") + conv + "'",
-				    "conversions: %d %i %u %x %X %o %c %p %s %%");
-			return std::nullopt;
 		}
 		out.args.insert(out.args.end(), stars.begin(), stars.end());
 		out.args.push_back({conv, t, whole});

@@ -16,6 +16,7 @@ struct FormatArg {
 	char conv;        // d i u x X o c s p, or '*'
 	Type type;        // type the argument must have
 	std::string spec; // "%-10s", "*" in "%*d" (for messages)
+	bool passed = true; // false: evaluated, not passed (a '.*' precision of %c)
 };
 
 struct Format {

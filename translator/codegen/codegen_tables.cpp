@@ -114,6 +114,10 @@ const char *Emitter::kind_enum(ProbeKind k)
 	case ProbeKind::Never: return "STP_PROBE_NEVER";
 	case ProbeKind::ProcfsRead: return "STP_PROBE_PROCFS_READ";
 	case ProbeKind::ProcfsWrite: return "STP_PROBE_PROCFS_WRITE";
+	case ProbeKind::Uprobe: return "STP_PROBE_UPROBE";
+	case ProbeKind::Uretprobe: return "STP_PROBE_URETPROBE";
+	case ProbeKind::ProcessBegin: return "STP_PROBE_PROCESS_BEGIN";
+	case ProbeKind::ProcessEnd: return "STP_PROBE_PROCESS_END";
 	}
 	return "STP_PROBE_BEGIN";
 }

@@ -50,9 +50,28 @@ struct KernelFunction {
 
 // How a probe body reads a target variable or a @cast member
 // (runtime/stp_tvar.h).
+// A DWARF location evaluated at one probe address (translator/dwarfloc/):
+// where the value starts. reg: a DWARF register number of the target
+// architecture (runtime stp_dwarf_reg() maps it to pt_regs).
+struct Location {
+	enum Kind {
+		Reg,       // the value is register reg
+		RegOffset, // the value is reg + off (DW_OP_bregN off; DW_OP_stack_value)
+		Mem,       // the value is in memory at reg + off (a stack slot)
+		Static,    // the value is in memory at link-time address off plus the
+			   // run-time load bias (ip - probe's vaddr) of the binary
+		Const,     // the value is off
+	} kind = Reg;
+	int reg = 0;
+	int64_t off = 0;
+};
+
 struct TargetAccess {
-	enum Base { Arg, Return, TpArg } base = Arg;
+	enum Base { Arg, Return, TpArg, Loc } base = Arg;
 	int arg = 0;                  // Base Arg: argument register index; TpArg: position
+	Location loc;                 // Base Loc: where the value starts
+	bool user = false;            // memory is user space (process probes): read
+				      // with copy_from_user_nofault
 	std::vector<int32_t> offsets; // member offsets: each step reads a pointer and adds
 	unsigned size = 8;            // bytes of the final value
 	bool is_signed = false;

@@ -94,6 +94,10 @@ const char *probe_kind_name(ProbeKind k)
 	case ProbeKind::Never: return "never";
 	case ProbeKind::ProcfsRead: return "procfs.read";
 	case ProbeKind::ProcfsWrite: return "procfs.write";
+	case ProbeKind::Uprobe: return "uprobe";
+	case ProbeKind::Uretprobe: return "uretprobe";
+	case ProbeKind::ProcessBegin: return "process.begin";
+	case ProbeKind::ProcessEnd: return "process.end";
 	}
 	return "?";
 }

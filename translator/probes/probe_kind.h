@@ -12,11 +12,14 @@
 #include "translator/frontend/ast.h"
 #include "translator/frontend/diagnostics.h"
 #include "translator/probes/kernel_facts.h"
+#include "translator/probes/process_facts.h"
 
 namespace stap_pmu {
 
 enum class ProbeKind {
-	Begin, End, Kprobe, Kretprobe, Timer, Error, Perf, Tracepoint, Never, ProcfsRead, ProcfsWrite
+	Begin, End, Kprobe, Kretprobe, Timer, Error, Perf, Tracepoint, Never, ProcfsRead, ProcfsWrite,
+	Uprobe, Uretprobe, // process("P").function/.statement/.mark/.plt, .return
+	ProcessBegin, ProcessEnd, // process("P").begin/.end, process.begin/.end
 };
 
 // One probe point after resolution: what the runtime must register.
@@ -38,6 +41,16 @@ struct ResolvedPoint {
 	std::map<std::pair<size_t, int>, KernelFacts::Pretty> pretty;
 	std::map<int, std::vector<std::optional<KernelFacts::Pretty>>> pretty_parms;
 	std::map<int, std::optional<KernelFacts::Pretty>> pretty_return;
+	// process probes: the ELF file (absolute path as on the target; "" for
+	// process.begin/.end of any process), the probed instruction's file
+	// offset (uprobe_register's offset) and link-time address (the run-time
+	// load bias is ip - uvaddr), an SDT semaphore's file offset (0: none)
+	std::string path;
+	uint64_t uoffset = 0;
+	uint64_t uvaddr = 0;
+	uint64_t semaphore = 0;
+	std::shared_ptr<const UserFunction> ufunc; // DWARF function probes: for $vars
+	std::shared_ptr<const SdtMark> mark;       // .mark: $argN
 	std::string tracepoint; // kernel.trace: the tracepoint's name ("sched_switch")
 	uint64_t period_ns = 0; // timers
 	uint64_t randomize_ns = 0; // timers: each period is period_ns +- up to this
@@ -65,6 +78,8 @@ struct ResolvedPoint {
 struct ProbeContext {
 	Diagnostics &diags;
 	const KernelFacts &facts;
+	const ProcessFacts *process = nullptr; // user binaries (nullptr: process probes
+					       // report that they are not available)
 };
 
 struct ProbeProvider {

@@ -24,7 +24,7 @@ set -eu
 PKGS="build-essential cmake pkg-config libpfm4-dev libdw-dev libelf-dev libbpf-dev libzstd-dev
 libgtest-dev libgmock-dev libcli11-dev libfmt-dev
 linux-image-amd64 linux-headers-amd64 qemu-system-x86 busybox-static
-cpio kmod xz-utils gzip file openssl clang-14 libclang-rt-14-dev python3
+cpio kmod xz-utils gzip file openssl clang-14 libclang-rt-14-dev python3 systemtap-sdt-dev
 gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm"
 
 export DEBIAN_FRONTEND=noninteractive

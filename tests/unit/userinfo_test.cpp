@@ -380,6 +380,40 @@ TEST(UserInfo, RegistersAtEntryO2)
 	EXPECT_TRUE(r->at_entry);
 }
 
+// A separate debug file named by .gnu_debuglink, next to the program.
+TEST(UserInfo, DebuglinkFile)
+{
+	auto t = sys::TempDir::create("userinfo");
+	ASSERT_TRUE(t.ok());
+	std::string d = t->path() + "/prog.debug", p = t->path() + "/prog";
+	ASSERT_EQ(system(("cd " + t->path() + " && objcopy --only-keep-debug " + prog0 +
+			  " prog.debug && objcopy --strip-debug --remove-section=.note.gnu.build-id "
+			  "--add-gnu-debuglink=prog.debug " + prog0 + " prog")
+				 .c_str()),
+		  0);
+	auto f = facts("x86", {});
+	UserFunction u = one(f, p, "walk", false);
+	EXPECT_TRUE(u.has_dwarf);
+	EXPECT_EQ(u.fn.info_file, d);
+	EXPECT_EQ(u.vaddr, one(facts(), prog0, "walk", false).vaddr);
+}
+
+// A local of a lexical block (main's loop counter) at a line inside it.
+TEST(UserInfo, BlockLocal)
+{
+	auto f = facts();
+	int line = source_line("add_alias(i, n);");
+	UserFunction st = one(f, prog0, "main@prog.c:" + std::to_string(line), false);
+	auto i = f.target_access(st, "$i", false);
+	ASSERT_TRUE(i.ok()) << i.error().what;
+	EXPECT_EQ(i->loc.kind, Location::Mem);
+	EXPECT_EQ(i->loc.reg, 6);
+	EXPECT_EQ(i->loc.off, 16 + fbreg_of(prog0, "main", "i"));
+	// outside the block the name is unknown
+	UserFunction entry = one(f, prog0, "main", false);
+	EXPECT_FALSE(f.target_access(entry, "$i", false).ok());
+}
+
 // A symbol that names a DWARF function under another name gets its DWARF.
 TEST(UserInfo, AliasSymbol)
 {

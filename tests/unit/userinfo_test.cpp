@@ -409,6 +409,13 @@ TEST(UserInfo, BlockLocal)
 	EXPECT_EQ(i->loc.kind, Location::Mem);
 	EXPECT_EQ(i->loc.reg, 6);
 	EXPECT_EQ(i->loc.off, 16 + fbreg_of(prog0, "main", "i"));
+	// a global of the compilation unit: its link-time address
+	auto g = f.target_access(st, "$global_count", false);
+	ASSERT_TRUE(g.ok()) << g.error().what;
+	EXPECT_EQ(g->loc.kind, Location::Static);
+	EXPECT_EQ(static_cast<uint64_t>(g->loc.off), nm_symbol(prog0, "global_count").first);
+	EXPECT_EQ(g->size, 8u);
+	EXPECT_TRUE(g->is_signed);
 	// outside the block the name is unknown
 	UserFunction entry = one(f, prog0, "main", false);
 	EXPECT_FALSE(f.target_access(entry, "$i", false).ok());

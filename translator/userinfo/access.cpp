@@ -29,8 +29,9 @@ std::string hex(uint64_t v)
 	return b;
 }
 
-// The parameter or variable `name` visible at pc in fn (innermost scope
-// first); false with the visible names in `names` when there is none.
+// The parameter or variable `name` visible at pc in fn: the innermost
+// scope's first, up to the compilation unit's globals; false with the
+// visible names in `names` when there is none.
 bool find_var(Dwarf_Die *fn, Dwarf_Addr pc, const std::string &name, Dwarf_Die *out,
 	      std::vector<std::string> &names)
 {
@@ -56,8 +57,6 @@ bool find_var(Dwarf_Die *fn, Dwarf_Addr pc, const std::string &name, Dwarf_Die *
 				names.push_back(nm);
 			} while (dwarf_siblingof(&c, &c) == 0);
 		}
-		if (dwarf_dieoffset(&scopes[i]) == dwarf_dieoffset(fn))
-			break;
 	}
 	free(scopes);
 	return found;

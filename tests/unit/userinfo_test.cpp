@@ -182,6 +182,11 @@ TEST(UserInfo, ResolvePathErrors)
 	EXPECT_EQ(f.resolve_path(dir).error().what, dir + " is not a regular file");
 	std::string src = std::string(STAP_PMU_SOURCE_DIR) + "/tests/unit/userinfo/prog.c";
 	EXPECT_EQ(f.resolve_path(src).error().what, src + " is not an ELF file");
+	auto t = sys::TempDir::create("userinfo");
+	ASSERT_TRUE(t.ok());
+	ASSERT_EQ(system(("gcc -c -o " + t->path() + "/prog.o " + src).c_str()), 0);
+	EXPECT_EQ(f.resolve_path(t->path() + "/prog.o").error().what,
+		  t->path() + "/prog.o is not an executable or a shared library (ELF type 1)");
 #ifdef STAP_PMU_USERINFO_ARM64
 	std::string arm = fs::canonical(dir + "/prog_arm64_O0").string();
 	EXPECT_EQ(f.resolve_path(arm).error().what,
@@ -619,6 +624,13 @@ TEST(UserInfo, SdtMarks)
 		EXPECT_EQ(t.args[i].size, 8u);
 		EXPECT_TRUE(t.args[i].is_signed);
 	}
+	auto tmp = sys::TempDir::create("userinfo");
+	ASSERT_TRUE(tmp.ok());
+	std::string bare = tmp->path() + "/bare";
+	ASSERT_EQ(system(("objcopy --remove-section=.note.stapsdt " + prog0 + " " + bare).c_str()), 0);
+	auto no = f.marks(bare, "", "*");
+	ASSERT_FALSE(no.ok());
+	EXPECT_EQ(no.error().what, bare + " has no SDT markers (no .note.stapsdt section)");
 	auto none = f.marks(prog0, "demo", "nope");
 	ASSERT_FALSE(none.ok());
 	EXPECT_EQ(none.error().what, "no SDT marker matches \"demo:nope\" in " + prog0);

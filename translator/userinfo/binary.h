@@ -38,6 +38,7 @@ struct Binary {
 	Dwarf *dbg = nullptr;      // of elf, or else of delf; null: no DWARF
 	Dwarf_CFI *eh = nullptr;   // .eh_frame of elf (dwarf_cfi_end'ed)
 	uint16_t machine = 0;
+	uint16_t type = 0; // e_type: ET_EXEC, ET_DYN, ...
 	std::vector<Segment> loads;
 	std::vector<Symbol> funcs; // defined functions: .symtab, else the debug file's, else .dynsym
 

@@ -88,6 +88,10 @@ Result<std::string> ElfProcessFacts::resolve_path(const std::string &name) const
 	auto b = userinfo::open_binary(real, {});
 	if (!b)
 		return b.error();
+	if ((*b)->type != ET_EXEC && (*b)->type != ET_DYN)
+		return fail(real + " is not an executable or a shared library (ELF type " +
+				    std::to_string((*b)->type) + ")",
+			    "give a linked program or library; uprobes cannot attach to object files");
 	if (!userinfo::machine_matches((*b)->machine, opts_.arch))
 		return fail(real + " is an " + userinfo::machine_name((*b)->machine) +
 				    " ELF file, the target is " + opts_.arch,

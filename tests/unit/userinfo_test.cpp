@@ -421,8 +421,11 @@ TEST(UserInfo, BlockLocal)
 	EXPECT_EQ(static_cast<uint64_t>(g->loc.off), nm_symbol(prog0, "global_count").first);
 	EXPECT_EQ(g->size, 8u);
 	EXPECT_TRUE(g->is_signed);
+	// $$locals: the block's first, then the function's
+	EXPECT_EQ(f.locals(st), (std::vector<std::string>{"i", "n", "q", "p"}));
 	// outside the block the name is unknown
 	UserFunction entry = one(f, prog0, "main", false);
+	EXPECT_EQ(f.locals(entry), (std::vector<std::string>{"n", "q", "p"}));
 	EXPECT_FALSE(f.target_access(entry, "$i", false).ok());
 }
 

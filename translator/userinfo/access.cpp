@@ -11,6 +11,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 
 namespace stap_pmu::userinfo {
 
@@ -158,6 +159,30 @@ Result<TargetAccess> return_access(dwarfloc::Arch arch, Dwarf_Die *fn, const std
 }
 
 } // namespace
+
+std::vector<std::string> locals_of(const Binary &b, const UserFunction &f)
+{
+	std::vector<std::string> out;
+	Dwarf_Die fn, cu;
+	if (!f.has_dwarf || !b.dbg || !dwarf_offdie(b.dbg, f.fn.info_id, &fn) ||
+	    !dwarf_diecu(&fn, &cu, nullptr, nullptr))
+		return out;
+	Dwarf_Die *scopes = nullptr;
+	int n = dwarf_getscopes(&cu, f.vaddr, &scopes);
+	std::set<std::string> seen;
+	for (int i = 0; i < n && dwarf_tag(&scopes[i]) != DW_TAG_compile_unit; i++) {
+		Dwarf_Die c;
+		if (dwarf_child(&scopes[i], &c) != 0)
+			continue;
+		do {
+			const char *nm = die_name(&c);
+			if (dwarf_tag(&c) == DW_TAG_variable && nm && seen.insert(nm).second)
+				out.push_back(nm);
+		} while (dwarf_siblingof(&c, &c) == 0);
+	}
+	free(scopes);
+	return out;
+}
 
 Result<TargetAccess> access_of(const Binary &b, dwarfloc::Arch arch, const UserFunction &f,
 			       const std::string &spelling, bool in_return)

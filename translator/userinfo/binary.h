@@ -76,6 +76,9 @@ Result<std::vector<UserFunction>> find_functions(const Binary &b, const std::str
 Result<TargetAccess> access_of(const Binary &b, dwarfloc::Arch arch, const UserFunction &f,
 			       const std::string &spelling, bool in_return);
 
+// ProcessFacts::locals for a function of b.
+std::vector<std::string> locals_of(const Binary &b, const UserFunction &f);
+
 // ProcessFacts::marks for b.
 Result<std::vector<SdtMark>> find_marks(const Binary &b, const std::string &arch,
 					const std::string &provider, const std::string &name_glob);

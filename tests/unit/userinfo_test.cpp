@@ -422,10 +422,32 @@ TEST(UserInfo, BlockLocal)
 	EXPECT_EQ(g->size, 8u);
 	EXPECT_TRUE(g->is_signed);
 	// $$locals: the block's first, then the function's
-	EXPECT_EQ(f.locals(st), (std::vector<std::string>{"i", "n", "q", "p"}));
+	EXPECT_EQ(f.locals(st), (std::vector<std::string>{"i", "n", "q", "p", "tag"}));
+	// a char array in a stack slot: its address, an element, a run-time index
+	long tag = 16 + fbreg_of(prog0, "main", "tag");
+	auto addr = f.target_access(st, "$tag", false);
+	ASSERT_TRUE(addr.ok()) << addr.error().what;
+	EXPECT_EQ(addr->loc.kind, Location::RegOffset);
+	EXPECT_EQ(addr->loc.reg, 6);
+	EXPECT_EQ(addr->loc.off, tag);
+	EXPECT_EQ(addr->size, 8u);
+	auto c2 = f.target_access(st, "$tag[2]", false);
+	ASSERT_TRUE(c2.ok()) << c2.error().what;
+	EXPECT_EQ(c2->loc.kind, Location::Mem);
+	EXPECT_EQ(c2->loc.off, tag + 2);
+	EXPECT_EQ(c2->size, 1u);
+	EXPECT_FALSE(f.target_access(st, "$tag[8]", false).ok());
+	auto ci = f.target_access(st, "$tag[]", false);
+	ASSERT_TRUE(ci.ok()) << ci.error().what;
+	EXPECT_EQ(ci->loc.kind, Location::RegOffset);
+	EXPECT_EQ(ci->loc.off, tag);
+	EXPECT_EQ(ci->offsets, (std::vector<int32_t>{0}));
+	ASSERT_EQ(ci->indices.size(), 1u);
+	EXPECT_EQ(ci->indices[0].stride, 1);
+	EXPECT_TRUE(ci->deref_last);
 	// outside the block the name is unknown
 	UserFunction entry = one(f, prog0, "main", false);
-	EXPECT_EQ(f.locals(entry), (std::vector<std::string>{"n", "q", "p"}));
+	EXPECT_EQ(f.locals(entry), (std::vector<std::string>{"n", "q", "p", "tag"}));
 	EXPECT_FALSE(f.target_access(entry, "$i", false).ok());
 }
 

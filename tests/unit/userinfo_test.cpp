@@ -194,6 +194,30 @@ TEST(UserInfo, ResolvePathErrors)
 	EXPECT_TRUE(facts("arm64").resolve_path(arm).ok());
 	EXPECT_EQ(facts("arm64").resolve_path(prog0).error().what,
 		  fs::canonical(prog0).string() + " is an x86-64 ELF file, the target is arm64");
+	// a bare name: the first program of the target's architecture, past
+	// one of another architecture earlier in $PATH
+	fs::create_directories(t->path() + "/host");
+	fs::create_directories(t->path() + "/guest");
+	fs::copy_file(prog0, t->path() + "/host/prog");
+	fs::copy_file(dir + "/prog_arm64_O0", t->path() + "/guest/prog");
+	std::string saved = getenv("PATH") ? getenv("PATH") : "";
+	setenv("PATH", (t->path() + "/host").c_str(), 1);
+	ElfProcessFactsOptions o;
+	o.arch = "arm64";
+	o.extra_dirs = {t->path() + "/guest"};
+	auto g = ElfProcessFacts(o).resolve_path("prog");
+	o.arch = "x86";
+	auto h = ElfProcessFacts(o).resolve_path("prog");
+	o.arch = "arm64";
+	o.extra_dirs = {};
+	auto none = ElfProcessFacts(o).resolve_path("prog");
+	setenv("PATH", saved.c_str(), 1);
+	ASSERT_TRUE(g.ok()) << g.error().what;
+	EXPECT_EQ(*g, t->path() + "/guest/prog");
+	ASSERT_TRUE(h.ok());
+	EXPECT_EQ(*h, t->path() + "/host/prog");
+	ASSERT_FALSE(none.ok());
+	EXPECT_EQ(none.error().what, t->path() + "/host/prog is an x86-64 ELF file, the target is arm64");
 #endif
 }
 

@@ -113,7 +113,7 @@ static inline unsigned int stp_uentry_hash(pid_t pid, unsigned long sp)
 static struct stp_uentry_table *stp_uentry_alloc(const struct stp_probe *p)
 {
 	size_t slot = ALIGN(sizeof(struct stp_uentry_slot) +
-			    (p->ntvars + 2) * sizeof(u64), sizeof(u64));
+			    (p->ntvars + 2 + p->nentry) * sizeof(u64), sizeof(u64));
 	struct stp_uentry_table *t;
 
 	BUILD_BUG_ON(!is_power_of_2(STP_UENTRY_SLOTS));
@@ -206,7 +206,53 @@ static STP_UPROBE_HANDLER(stp_uprobe_handler)
 	return 0;
 }
 
-/* uretprobes with location variables: saves them at entry */
+/*
+ * a uretprobe's entry_fn: computes its @entry(expr) values into the slot's
+ * data like a probe body (busy context, global lock when it takes one);
+ * false when it could not run (the call is then not measured)
+ */
+static bool stp_uretprobe_run_entry(const struct stp_probe *p,
+				    struct pt_regs *regs, u64 *data)
+{
+	s64 *vals = (s64 *)&data[p->ntvars + 2];
+	struct stp_context *c;
+	unsigned long flags;
+	bool ran = false;
+
+	memset(vals, 0, p->nentry * sizeof(*vals));
+	local_irq_save(flags);
+	c = __this_cpu_read(stp_contexts);
+	if (unlikely(atomic_inc_return(&c->busy) != 1))
+		goto out_busy;
+	if (p->lock && unlikely(!stp_lock_global()))
+		goto out_busy;
+	c->probe = p;
+	c->loc = p->loc;
+	c->regs = regs;
+	c->entry = data;
+	c->error = 0;
+	c->nesting = 0;
+	c->actions = 0;
+	c->outlen = 0;
+	p->entry_fn(c, vals);
+	ran = !c->error;
+	if (unlikely(c->error))
+		stp_report_error(c);
+	stp_output_flush(c);
+	c->probe = NULL;
+	c->regs = NULL;
+	c->entry = NULL;
+	if (p->lock)
+		raw_spin_unlock(&stp_session.lock);
+out_busy:
+	atomic_dec(&c->busy);
+	local_irq_restore(flags);
+	if (!ran)
+		stp_count_skipped();
+	return ran;
+}
+
+/* uretprobes with location variables or @entry(expr): saves them at entry */
 static STP_UPROBE_HANDLER(stp_uretprobe_entry)
 {
 	const struct stp_probe *p = container_of(self, struct stp_probe, u.up.uc);
@@ -224,6 +270,10 @@ static STP_UPROBE_HANDLER(stp_uretprobe_entry)
 	bias = instruction_pointer(regs) - p->uvaddr;
 	stp_tvar_save_entry_bias(p, regs, s->data, bias);
 	s->data[p->ntvars + 1] = bias;
+	if (p->entry_fn && !stp_uretprobe_run_entry(p, regs, s->data)) {
+		atomic_set_release(&s->state, STP_UE_FREE);
+		return 0;
+	}
 	atomic_set_release(&s->state, STP_UE_READY);
 	return 0;
 }
@@ -319,7 +369,7 @@ static int stp_uprobe_register_one(struct stp_probe *p)
 	p->u.up.inode = inode;
 	if (p->kind == STP_PROBE_URETPROBE) {
 		p->u.up.uc.ret_handler = stp_uretprobe_handler;
-		if (p->ntvars) {
+		if (p->ntvars || p->entry_fn) {
 			p->u.up.entries = stp_uentry_alloc(p);
 			if (!p->u.up.entries) {
 				rc = -ENOMEM;

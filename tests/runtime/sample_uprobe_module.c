@@ -16,7 +16,8 @@
  *   }
  *
  *   probe process("/usr/bin/pmu-workload").function("do_getpid").return {
- *   	printf("return %d n=%d count=%d\n", $return, @entry($n), $cfg->count)
+ *   	printf("return %d n=%d count=%d ns=%d\n", $return, @entry($n), $cfg->count,
+ *   	       gettimeofday_ns() - @entry(gettimeofday_ns()))
  *   }
  *
  *   probe process("/usr/bin/pmu-workload").mark("loop") { printf("%d\n", $arg1) }
@@ -62,6 +63,13 @@ static void stp_probe_0(struct stp_context *c)
 	stp_printf(c, "n=%lld s=%s\n", n, c->l.p0.t0);
 }
 
+/* @entry(gettimeofday_ns()) of probe 1, at entry */
+static void stp_entry_1(struct stp_context *c, s64 *vals)
+{
+	c->loc = "usample.stp:10:28";
+	vals[0] = stp_gettimeofday_ns();
+}
+
 static void stp_probe_1(struct stp_context *c)
 {
 	s64 r, n, count;
@@ -72,7 +80,8 @@ static void stp_probe_1(struct stp_context *c)
 	count = stp_tvar_get(c, 2);
 	if (unlikely(c->error))
 		return;
-	stp_printf(c, "return %lld n=%lld count=%lld\n", r, n, count);
+	stp_printf(c, "return %lld n=%lld count=%lld ns=%lld\n", r, n, count,
+		   stp_gettimeofday_ns() - (s64)c->entry[3 + 2 + 0]);
 }
 
 static void stp_probe_2(struct stp_context *c)
@@ -132,6 +141,7 @@ static struct stp_probe stp_probes[] = {
 	{ .kind = STP_PROBE_URETPROBE, .path = "/usr/bin/pmu-workload",
 	  .uoffset = 0x1230ULL, .uvaddr = 0x1230ULL,
 	  .tvars = stp_tvars_1, .ntvars = 3, .ret_shown = 1,
+	  .entry_fn = stp_entry_1, .nentry = 1,
 	  .name = "process(\"/usr/bin/pmu-workload\").function(\"do_getpid\").return",
 	  .loc = "usample.stp:8:1", .body = stp_probe_1, .lock = 1 },
 	{ .kind = STP_PROBE_UPROBE, .path = "/usr/bin/pmu-workload",

@@ -352,7 +352,11 @@ Result<std::vector<InitramfsEntry>> guest_entries(const VmOptions &o)
 		paths.insert(e.path);
 		v.push_back(std::move(e));
 	}
-	auto user = user_file_entries(o.user_files);
+	// the dynamic uprobe-target runs in every guest: its loader and libraries
+	std::vector<std::string> files = o.user_files;
+	if (!o.uprobe_target_path.empty() && access(o.uprobe_target_path.c_str(), R_OK) == 0)
+		files.push_back(o.uprobe_target_path);
+	auto user = user_file_entries(files);
 	if (!user)
 		return user.error();
 	for (InitramfsEntry &e : *user)

@@ -228,6 +228,7 @@ Result<int> compile_and_run(const Cli &cli)
 	rr.module_name = module_name;
 	if (cli.vm)
 		rr.guest = bt.guest;
+	rr.user_files = f->user_files;
 	timer.restart();
 	Result<int> rc = run_pass(rr);
 	if (rc)

@@ -14,7 +14,10 @@
 #  - process(PATH).begin/.end fire for each of the 3 runs, one of them
 #    killed in the middle of its loop;
 #  - after rmmod the workload runs again without a leftover breakpoint
-#    (a SIGTRAP would kill it).
+#    (a SIGTRAP would kill it);
+#  - loaded again with _stp_target (what -c/-x set): the target shell's
+#    children are probed, then nothing of a process outside the target's
+#    tree (the target a sleeping sibling).
 set -u
 stap_pmu=$1 src=$2 kernel_spec=${3:?a kernel spec (tests/lib/kernel.sh)} arch=${4:-x86_64}
 cd "$src" || exit 1
@@ -66,12 +69,21 @@ m=/proc/uprobe_runtime_module
 cmd="pmu-workload getpid 1000; pmu-workload getpid 7
 pmu-workload read 100000000 & p=\$!; sleep 1; kill -9 \$p; wait \$p
 echo stop > $m/control; cat $m/output; rmmod uprobe_runtime_module
-pmu-workload getpid 3 && echo after-unload-ok"
+pmu-workload getpid 3 && echo after-unload-ok
+ko=/stap-pmu/extra/uprobe_runtime_module.ko
+insmod \$ko _stp_target=\$\$; pmu-workload getpid 5
+echo stop > $m/control; cat $m/output; rmmod uprobe_runtime_module
+sleep 100 & s=\$!; insmod \$ko _stp_target=\$s; pmu-workload getpid 5
+echo stop > $m/control; cat $m/output; rmmod uprobe_runtime_module; kill \$s"
 out=$("$stap_pmu" -r "$release" "${aflags[@]}" --vm --vm-module "$work/uprobe_runtime_module.ko" \
 	-c "$cmd" -e 'probe begin { printf("script\n") }' 2>&1)
 fail=0
 want="totals: hits=1007 raok=1007 rets=1007 retok=1007 begins=3 ends=3 faults=1007"
-for line in "first entry: nr=$nr bias=0" "$want" after-unload-ok; do
+# -c/-x scoping (_stp_target): the shell's children count, a process
+# outside the target's tree does not
+in_tree="totals: hits=5 raok=5 rets=5 retok=5 begins=1 ends=1 faults=5"
+outside="totals: hits=0 raok=0 rets=0 retok=0 begins=0 ends=0 faults=0"
+for line in "first entry: nr=$nr bias=0" "$want" after-unload-ok "$in_tree" "$outside"; do
 	grep -qxF "$line" <<<"$out" || { echo "FAIL: no line '$line'"; fail=1; }
 done
 if grep -q "uprobe_runtime_module: .*\(cannot\|not measured\)\|BUG\|WARNING" <<<"$out"; then

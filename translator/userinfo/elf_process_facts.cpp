@@ -1,0 +1,158 @@
+// elf_process_facts.cpp - ElfProcessFacts: finding programs as SystemTap
+// does, and the open files behind the other questions.
+#include "translator/userinfo/elf_process_facts.h"
+#include "translator/support/text.h"
+#include "translator/userinfo/binary.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+namespace stap_pmu {
+
+namespace fs = std::filesystem;
+using userinfo::Binary;
+
+ElfProcessFacts::ElfProcessFacts(ElfProcessFactsOptions o)
+	: opts_(std::move(o)), state_(std::make_unique<State>())
+{
+}
+
+ElfProcessFacts::~ElfProcessFacts() = default;
+
+namespace {
+
+// The directories a bare program name is looked up in: $PATH, then extra.
+std::vector<std::string> search_dirs(const std::vector<std::string> &extra)
+{
+	std::vector<std::string> dirs;
+	const char *path = getenv("PATH");
+	std::string p = path ? path : "/usr/local/bin:/usr/bin:/bin";
+	size_t b = 0;
+	for (;;) {
+		size_t e = p.find(':', b);
+		std::string d = p.substr(b, e == std::string::npos ? std::string::npos : e - b);
+		dirs.push_back(d.empty() ? "." : d);
+		if (e == std::string::npos)
+			break;
+		b = e + 1;
+	}
+	dirs.insert(dirs.end(), extra.begin(), extra.end());
+	return dirs;
+}
+
+bool executable_file(const std::string &p)
+{
+	struct stat st;
+	return stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(p.c_str(), X_OK) == 0;
+}
+
+// name made absolute, through $PATH and extra for a bare name.
+Result<std::string> locate(const std::string &name, const std::vector<std::string> &extra)
+{
+	if (name.empty())
+		return fail("process(\"\") names no program", "give a path or a program name in $PATH");
+	if (name.find('/') != std::string::npos) {
+		std::error_code ec;
+		fs::path abs = fs::absolute(name, ec);
+		return ec ? name : abs.lexically_normal().string();
+	}
+	std::vector<std::string> dirs = search_dirs(extra);
+	for (const std::string &d : dirs)
+		if (executable_file(d + "/" + name))
+			return fs::absolute(d + "/" + name).lexically_normal().string();
+	return fail("cannot find program \"" + name + "\"",
+		    "looked in $PATH and the guest programs: " + text::join(dirs));
+}
+
+} // namespace
+
+Result<std::string> ElfProcessFacts::resolve_path(const std::string &name) const
+{
+	auto abs = locate(name, opts_.extra_dirs);
+	if (!abs)
+		return abs.error();
+	struct stat st;
+	if (stat(abs->c_str(), &st) != 0)
+		return fail(*abs + ": no such file", "give the path of an executable or shared library");
+	if (!S_ISREG(st.st_mode))
+		return fail(*abs + " is not a regular file",
+			    "give the path of an executable or shared library");
+	// uprobes attach to the inode: the real file behind any symlinks
+	std::error_code ec;
+	std::string real = fs::canonical(*abs, ec).string();
+	if (ec)
+		real = *abs;
+	auto b = userinfo::open_binary(real, {});
+	if (!b)
+		return b.error();
+	if (!userinfo::machine_matches((*b)->machine, opts_.arch))
+		return fail(real + " is an " + userinfo::machine_name((*b)->machine) +
+				    " ELF file, the target is " + opts_.arch,
+			    "give a program built for the target's architecture");
+	return real;
+}
+
+namespace {
+
+Result<const Binary *> binary_of(ElfProcessFacts::State &st, const std::string &path,
+				 const ElfProcessFactsOptions &o)
+{
+	auto it = st.files.find(path);
+	if (it != st.files.end())
+		return it->second.get();
+	auto b = userinfo::open_binary(path, o.debug_dirs);
+	if (!b)
+		return b.error();
+	const Binary *p = b->get();
+	st.files.emplace(path, std::move(*b));
+	return p;
+}
+
+} // namespace
+
+Result<std::vector<UserFunction>> ElfProcessFacts::functions(const std::string &path,
+							      const std::string &pattern,
+							      bool call) const
+{
+	auto b = binary_of(*state_, path, opts_);
+	if (!b)
+		return b.error();
+	return userinfo::find_functions(**b, pattern, call);
+}
+
+Result<TargetAccess> ElfProcessFacts::target_access(const UserFunction &f,
+						    const std::string &spelling,
+						    bool in_return) const
+{
+	auto b = binary_of(*state_, f.path, opts_);
+	if (!b)
+		return b.error();
+	dwarfloc::Arch arch;
+	if (!dwarfloc::arch_of(opts_.arch, arch))
+		return fail("user-space target variables are not supported on " + opts_.arch);
+	return userinfo::access_of(**b, arch, f, spelling, in_return);
+}
+
+Result<std::vector<SdtMark>> ElfProcessFacts::marks(const std::string &path,
+						    const std::string &provider,
+						    const std::string &name_glob) const
+{
+	auto b = binary_of(*state_, path, opts_);
+	if (!b)
+		return b.error();
+	return userinfo::find_marks(**b, opts_.arch, provider, name_glob);
+}
+
+Result<std::vector<UserFunction>> ElfProcessFacts::plt(const std::string &path,
+						       const std::string &glob) const
+{
+	auto b = binary_of(*state_, path, opts_);
+	if (!b)
+		return b.error();
+	return userinfo::find_plt(**b, glob);
+}
+
+} // namespace stap_pmu

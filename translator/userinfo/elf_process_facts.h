@@ -1,0 +1,56 @@
+// elf_process_facts.h - ProcessFacts (probes/process_facts.h) answered from
+// the ELF files themselves: programs found as SystemTap finds them, their
+// functions from DWARF (in the file or a separate debug file found by
+// build-id or .gnu_debuglink) or else from the symbol table, parameters and
+// locals through their DWARF locations (dwarfloc/), SDT markers from
+// .note.stapsdt, PLT entries from .rela.plt.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "translator/probes/process_facts.h"
+
+namespace stap_pmu {
+
+struct ElfProcessFactsOptions {
+	std::string arch = "x86";            // kbuild ARCH of the target: "x86" or "arm64"
+	std::vector<std::string> extra_dirs;  // searched after $PATH for a bare name (--vm: the guest programs)
+	std::vector<std::string> debug_dirs = {"/usr/lib/debug"}; // .build-id/NN/REST.debug, debuglink
+};
+
+class ElfProcessFacts : public ProcessFacts {
+public:
+	explicit ElfProcessFacts(ElfProcessFactsOptions o);
+	~ElfProcessFacts() override;
+	ElfProcessFacts(const ElfProcessFacts &) = delete;
+	ElfProcessFacts &operator=(const ElfProcessFacts &) = delete;
+
+	Result<std::string> resolve_path(const std::string &name) const override;
+	Result<std::vector<UserFunction>> functions(const std::string &path,
+						    const std::string &pattern,
+						    bool call) const override;
+	Result<TargetAccess> target_access(const UserFunction &f, const std::string &spelling,
+					   bool in_return) const override;
+	Result<std::vector<SdtMark>> marks(const std::string &path, const std::string &provider,
+					   const std::string &name_glob) const override;
+	Result<std::vector<UserFunction>> plt(const std::string &path,
+					      const std::string &glob) const override;
+
+	struct State; // the open files (binary.h)
+
+private:
+	ElfProcessFactsOptions opts_;
+	std::unique_ptr<State> state_;
+};
+
+// One SDT argument as its note spells it ("-4@%edi", "8@-16(%rbp)",
+// "4@$42", "8@sym(%rip)"; arm64 "-4@x0", "8@[sp, 16]", "8@[x1]", "4@42")
+// for arch ("x86" or "arm64"): a Base::Loc access of user memory, size
+// and sign from N ("-4": signed, 4 bytes). An argument it cannot parse is
+// an access of size 0 (SdtMark::args keeps it so; $argN of it is refused
+// when used).
+TargetAccess parse_sdt_arg(const std::string &text, const std::string &arch);
+
+} // namespace stap_pmu

@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include "frontend_helpers.h"
+#include "translator/driver/pipeline.h"
+#include "translator/driver/process_facts.h"
 #include "translator/probes/process_facts.h"
 
 using namespace stap_pmu;
@@ -429,4 +431,30 @@ TEST(ProcessProbes, MarkerArgumentErrors)
 		  "t.stp:1:45: '$arg1' in 'process(\"/usr/bin/prog\").provider(\"myapp\").mark(\"odd\")': "
 		  "cannot read the marker's argument '8@weird' [the note spells it in a form stap-pmu "
 		  "does not know]");
+}
+
+TEST(ProcessProbes, ElaborationListsTheFilesProbed)
+{
+	// what --vm must place in the guest: each file once, in order
+	auto src = std::make_unique<SourceFile>(
+		"t.stp", "probe process(\"prog\").function(\"work\"), process(\"prog\").mark(\"start\"),\n"
+			 " process(\"prog\").library(\"/lib/libfoo.so\").function(\"foo\"),"
+			 " process.begin { }");
+	Diagnostics diags;
+	Parsed p = parse_pass(std::move(src), diags);
+	FakeProcess facts;
+	Elaborated e = elaborate_pass(p, TranslateOptions{}, nullptr, &facts, diags);
+	ASSERT_FALSE(diags.has_errors());
+	EXPECT_EQ(e.user_files, (std::vector<std::string>{"/usr/bin/prog", "/lib/libfoo.so"}));
+}
+
+TEST(ProcessProbes, ScriptsWithProcessProbesAreNotCached)
+{
+	auto parsed = [](const std::string &text) {
+		Diagnostics diags;
+		return parse_pass(std::make_unique<SourceFile>("t.stp", text), diags);
+	};
+	EXPECT_TRUE(names_process_probes(parsed("probe process(\"/bin/ls\").function(\"f\") { }")));
+	EXPECT_TRUE(names_process_probes(parsed("probe a = process.begin { }\nprobe a { }")));
+	EXPECT_FALSE(names_process_probes(parsed("probe begin { }")));
 }

@@ -156,11 +156,15 @@ static struct stp_uentry_slot *stp_uentry_claim(struct stp_uentry_table *t,
 	rcu_read_lock();
 	for (i = 0; i < STP_UENTRY_WINDOW; i++) {
 		s = stp_uentry_at(t, h + i);
-		if (atomic_read(&s->state) == STP_UE_READY && stp_uentry_stale(s, sp) &&
-		    atomic_cmpxchg(&s->state, STP_UE_READY, STP_UE_BUSY) == STP_UE_READY) {
+		if (atomic_read(&s->state) != STP_UE_READY || !stp_uentry_stale(s, sp) ||
+		    atomic_cmpxchg(&s->state, STP_UE_READY, STP_UE_BUSY) != STP_UE_READY)
+			continue;
+		/* judged on fields read before it was ours: again, now stable */
+		if (stp_uentry_stale(s, sp)) {
 			rcu_read_unlock();
 			goto claimed;
 		}
+		atomic_set_release(&s->state, STP_UE_READY);
 	}
 	rcu_read_unlock();
 	atomic64_inc(&t->full);

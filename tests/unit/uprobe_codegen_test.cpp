@@ -59,10 +59,10 @@ TEST(UprobeCodegen, ProbeTableAndLocationVariables)
 	r.path = "/bin/x";
 	r.uoffset = 0x1120;
 	r.uvaddr = 0x1120;
-	TargetAccess ret;
-	ret.base = TargetAccess::Return;
-	ret.user = true;
-	r.tvars.push_back(ret);
+	// $return as the facts give it, the return register's location: read
+	// at the return, not saved at entry like the other locations
+	r.tvars.push_back(loc(Location::Reg, 0, 0, 8, false));
+	c.sema.bodies[c.sema.instances[1].body].tvars = {"$return", "@entry:$n"};
 	TargetAccess at_entry = loc(Location::Reg, 5, 0, 8, true);
 	at_entry.at_entry = true;
 	r.tvars.push_back(at_entry);

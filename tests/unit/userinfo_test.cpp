@@ -182,6 +182,11 @@ TEST(UserInfo, ResolvePathErrors)
 	EXPECT_EQ(f.resolve_path(dir).error().what, dir + " is not a regular file");
 	std::string src = std::string(STAP_PMU_SOURCE_DIR) + "/tests/unit/userinfo/prog.c";
 	EXPECT_EQ(f.resolve_path(src).error().what, src + " is not an ELF file");
+	auto t = sys::TempDir::create("userinfo");
+	ASSERT_TRUE(t.ok());
+	ASSERT_EQ(system(("gcc -c -o " + t->path() + "/prog.o " + src).c_str()), 0);
+	EXPECT_EQ(f.resolve_path(t->path() + "/prog.o").error().what,
+		  t->path() + "/prog.o is not an executable or a shared library (ELF type 1)");
 #ifdef STAP_PMU_USERINFO_ARM64
 	std::string arm = fs::canonical(dir + "/prog_arm64_O0").string();
 	EXPECT_EQ(f.resolve_path(arm).error().what,
@@ -200,7 +205,7 @@ TEST(UserInfo, SymbolTableFunctions)
 	std::string nodebug = t->path() + "/nodebug";
 	ASSERT_EQ(system(("objcopy --strip-debug " + prog2 + " " + nodebug).c_str()), 0);
 	auto f = facts();
-	auto r = f.functions(nodebug, "add_*", false);
+	auto r = f.functions(nodebug, "add_i*", false);
 	ASSERT_TRUE(r.ok()) << r.error().what;
 	ASSERT_EQ(r->size(), 1u);
 	const UserFunction &u = r->front();
@@ -380,6 +385,149 @@ TEST(UserInfo, RegistersAtEntryO2)
 	EXPECT_TRUE(r->at_entry);
 }
 
+// A separate debug file named by .gnu_debuglink, next to the program.
+TEST(UserInfo, DebuglinkFile)
+{
+	auto t = sys::TempDir::create("userinfo");
+	ASSERT_TRUE(t.ok());
+	std::string d = t->path() + "/prog.debug", p = t->path() + "/prog";
+	ASSERT_EQ(system(("cd " + t->path() + " && objcopy --only-keep-debug " + prog0 +
+			  " prog.debug && objcopy --strip-debug --remove-section=.note.gnu.build-id "
+			  "--add-gnu-debuglink=prog.debug " + prog0 + " prog")
+				 .c_str()),
+		  0);
+	auto f = facts("x86", {});
+	UserFunction u = one(f, p, "walk", false);
+	EXPECT_TRUE(u.has_dwarf);
+	EXPECT_EQ(u.fn.info_file, d);
+	EXPECT_EQ(u.vaddr, one(facts(), prog0, "walk", false).vaddr);
+}
+
+// A local of a lexical block (main's loop counter) at a line inside it.
+TEST(UserInfo, BlockLocal)
+{
+	auto f = facts();
+	int line = source_line("add_alias(i, n);");
+	UserFunction st = one(f, prog0, "main@prog.c:" + std::to_string(line), false);
+	auto i = f.target_access(st, "$i", false);
+	ASSERT_TRUE(i.ok()) << i.error().what;
+	EXPECT_EQ(i->loc.kind, Location::Mem);
+	EXPECT_EQ(i->loc.reg, 6);
+	EXPECT_EQ(i->loc.off, 16 + fbreg_of(prog0, "main", "i"));
+	// a global of the compilation unit: its link-time address
+	auto g = f.target_access(st, "$global_count", false);
+	ASSERT_TRUE(g.ok()) << g.error().what;
+	EXPECT_EQ(g->loc.kind, Location::Static);
+	EXPECT_EQ(static_cast<uint64_t>(g->loc.off), nm_symbol(prog0, "global_count").first);
+	EXPECT_EQ(g->size, 8u);
+	EXPECT_TRUE(g->is_signed);
+	// $$locals: the block's first, then the function's
+	EXPECT_EQ(f.locals(st), (std::vector<std::string>{"i", "n", "q", "p"}));
+	// outside the block the name is unknown
+	UserFunction entry = one(f, prog0, "main", false);
+	EXPECT_EQ(f.locals(entry), (std::vector<std::string>{"n", "q", "p"}));
+	EXPECT_FALSE(f.target_access(entry, "$i", false).ok());
+}
+
+// A symbol that names a DWARF function under another name gets its DWARF.
+TEST(UserInfo, AliasSymbol)
+{
+	auto f = facts();
+	UserFunction a = one(f, prog0, "add_alias", true);
+	EXPECT_EQ(a.fn.name, "add_alias");
+	EXPECT_EQ(a.vaddr, nm_symbol(prog0, "add_alias").first);
+	EXPECT_EQ(a.vaddr, nm_symbol(prog0, "add_ints").first);
+	EXPECT_TRUE(a.has_dwarf);
+	ASSERT_EQ(a.fn.params.size(), 2u);
+	EXPECT_TRUE(f.target_access(a, "$b", false).ok());
+}
+
+// readelf's location lists: offset -> (begin, end, expression) rows.
+using LocRows = std::vector<std::tuple<uint64_t, uint64_t, std::string>>;
+std::map<uint64_t, LocRows> readelf_loclists(const std::string &file)
+{
+	std::map<uint64_t, LocRows> lists;
+	LocRows *cur = nullptr;
+	for (const std::string &l : lines_of(run("readelf --debug-dump=loc " + file))) {
+		std::istringstream in(l);
+		std::string a, b;
+		if (!(in >> a >> b))
+			continue;
+		if (b == "<End")
+			cur = nullptr;
+		else if (!cur && (l.find("(base address)") != std::string::npos ||
+				  l.find("views at") != std::string::npos))
+			cur = &lists[std::stoull(a, nullptr, 16)];
+		else if (cur && l.find("(DW_OP") != std::string::npos && a.size() == 16 &&
+			 b.size() == 16)
+			cur->emplace_back(std::stoull(a, nullptr, 16), std::stoull(b, nullptr, 16),
+					  l.substr(l.find('(')));
+	}
+	return lists;
+}
+
+// The location list offset readelf gives for `var` of `fn`.
+uint64_t loclist_of(const std::string &file, const std::string &fn, const std::string &var)
+{
+	bool in_fn = false, at_var = false;
+	for (const std::string &l : lines_of(run("readelf --debug-dump=info " + file))) {
+		if (l.find("DW_TAG_subprogram") != std::string::npos)
+			in_fn = at_var = false;
+		if (l.find("DW_AT_name") != std::string::npos) {
+			std::string n = l.substr(l.rfind(':') + 2);
+			if (!in_fn && n == fn)
+				in_fn = true;
+			else if (in_fn)
+				at_var = n == var;
+		}
+		if (in_fn && at_var && l.find("(location list)") != std::string::npos)
+			return std::stoull(l.substr(l.rfind(':') + 2), nullptr, 16);
+	}
+	return UINT64_MAX;
+}
+
+// -O2: main's local n and parameter argc have location lists; at a line
+// where n is live each gives the entry covering that address, at entry n
+// is not available yet.
+TEST(UserInfo, LocationListsO2)
+{
+	auto f = facts();
+	auto lists = readelf_loclists(prog2);
+	int line = source_line("STAP_PROBE3(demo, three");
+	UserFunction st = one(f, prog2, "main@prog.c:" + std::to_string(line), false);
+	ASSERT_NE(st.vaddr, 0u);
+	std::string where = "main+0x" + [&] {
+		char b[20];
+		snprintf(b, sizeof b, "%x", st.fn.offset);
+		return std::string(b);
+	}();
+	for (const char *v : {"n", "argc"}) {
+		uint64_t off = loclist_of(prog2, "main", v);
+		ASSERT_TRUE(lists.count(off)) << v;
+		std::string expr;
+		for (auto &[b, e, x] : lists[off])
+			if (st.vaddr >= b && st.vaddr < e)
+				expr = x;
+		auto a = f.target_access(st, std::string("$") + v, false);
+		if (expr.rfind("(DW_OP_reg", 0) == 0) {
+			ASSERT_TRUE(a.ok()) << a.error().what;
+			EXPECT_EQ(a->loc.kind, Location::Reg) << v;
+			EXPECT_EQ(a->loc.reg, std::stoi(expr.substr(10))) << v;
+		} else if (expr.rfind("(DW_OP_entry_value", 0) == 0) {
+			ASSERT_FALSE(a.ok());
+			EXPECT_EQ(a.error().what, std::string("$") + v + " is optimized out at " + where +
+							  " (its location is DW_OP_entry_value: known only to the caller)");
+		} else {
+			ADD_FAILURE() << v << ": an expression this test does not know: " << expr;
+		}
+	}
+	UserFunction entry = one(f, prog2, "main", true);
+	auto n = f.target_access(entry, "$n", false);
+	ASSERT_FALSE(n.ok());
+	EXPECT_EQ(n.error().what,
+		  "$n is not available at main+0x0 (its location list has no entry for this address)");
+}
+
 // A separate debug file found by build-id under a debug directory.
 TEST(UserInfo, BuildIdDebugFile)
 {
@@ -479,6 +627,13 @@ TEST(UserInfo, SdtMarks)
 		EXPECT_EQ(t.args[i].size, 8u);
 		EXPECT_TRUE(t.args[i].is_signed);
 	}
+	auto tmp = sys::TempDir::create("userinfo");
+	ASSERT_TRUE(tmp.ok());
+	std::string bare = tmp->path() + "/bare";
+	ASSERT_EQ(system(("objcopy --remove-section=.note.stapsdt " + prog0 + " " + bare).c_str()), 0);
+	auto no = f.marks(bare, "", "*");
+	ASSERT_FALSE(no.ok());
+	EXPECT_EQ(no.error().what, bare + " has no SDT markers (no .note.stapsdt section)");
 	auto none = f.marks(prog0, "demo", "nope");
 	ASSERT_FALSE(none.ok());
 	EXPECT_EQ(none.error().what, "no SDT marker matches \"demo:nope\" in " + prog0);

@@ -140,6 +140,14 @@ static std::string tvar_base(const TargetAccess &a)
 	       ", .reg = " + std::to_string(l.reg) + ", .loff = " + std::to_string(l.off) + "LL";
 }
 
+// Whether a body's target variable (sema's key: "$return", "@entry:$n",
+// "&$p->f") is $return or a member of it.
+static bool is_return_key(const std::string &key)
+{
+	std::string k = key[0] == '&' ? key.substr(1) : key;
+	return k == "$return" || k.rfind("$return->", 0) == 0 || k.rfind("$return[", 0) == 0;
+}
+
 // target variables of each probe point (runtime/stp_tvar.h)
 void Emitter::tvar_tables()
 {
@@ -147,12 +155,21 @@ void Emitter::tvar_tables()
 		const ResolvedPoint &p = sema_.instances[i].point;
 		if (p.tvars.empty())
 			continue;
+		const std::vector<std::string> &keys = sema_.bodies[sema_.instances[i].body].tvars;
 		os_ << "static const struct stp_tvar stp_tvars_" << i << "[] = {\n";
-		for (const TargetAccess &a : p.tvars)
+		for (size_t k = 0; k < p.tvars.size(); k++) {
+			TargetAccess a = p.tvars[k];
+			// a uretprobe saves its location variables at entry: $return,
+			// which the facts may give as the return register's location,
+			// is read at the return
+			if (p.kind == ProbeKind::Uretprobe && a.base == TargetAccess::Loc &&
+			    k < keys.size() && is_return_key(keys[k]))
+				a.base = TargetAccess::Return;
 			os_ << "\t{ " << tvar_base(a) << ", .size = " << a.size
 			    << ", .is_signed = " << a.is_signed << ", .nderef = " << a.offsets.size()
 			    << ", .deref_last = " << a.deref_last << ", .at_entry = " << a.at_entry
 			    << tvar_steps(a) << " },\n";
+		}
 		os_ << "};\n\n";
 	}
 	// $$parms of DWARF entry probes: registers at entry (user probes:

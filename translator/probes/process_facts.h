@@ -70,6 +70,15 @@ public:
 						   const std::string &spelling,
 						   bool in_return) const = 0;
 
+	// $$locals: the names of the local variables (not parameters, not
+	// globals) visible at f's probe address, innermost scope first, each
+	// once. The default knows none.
+	virtual std::vector<std::string> locals(const UserFunction &f) const
+	{
+		(void)f;
+		return {};
+	}
+
 	// The SDT markers of `path` whose name matches `name_glob` (provider:
 	// "" for any), in note order.
 	virtual Result<std::vector<SdtMark>> marks(const std::string &path,

@@ -11,6 +11,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 
 namespace stap_pmu::userinfo {
 
@@ -29,8 +30,9 @@ std::string hex(uint64_t v)
 	return b;
 }
 
-// The parameter or variable `name` visible at pc in fn (innermost scope
-// first); false with the visible names in `names` when there is none.
+// The parameter or variable `name` visible at pc in fn: the innermost
+// scope's first, up to the compilation unit's globals; false with the
+// visible names in `names` when there is none.
 bool find_var(Dwarf_Die *fn, Dwarf_Addr pc, const std::string &name, Dwarf_Die *out,
 	      std::vector<std::string> &names)
 {
@@ -56,8 +58,6 @@ bool find_var(Dwarf_Die *fn, Dwarf_Addr pc, const std::string &name, Dwarf_Die *
 				names.push_back(nm);
 			} while (dwarf_siblingof(&c, &c) == 0);
 		}
-		if (dwarf_dieoffset(&scopes[i]) == dwarf_dieoffset(fn))
-			break;
 	}
 	free(scopes);
 	return found;
@@ -159,6 +159,30 @@ Result<TargetAccess> return_access(dwarfloc::Arch arch, Dwarf_Die *fn, const std
 }
 
 } // namespace
+
+std::vector<std::string> locals_of(const Binary &b, const UserFunction &f)
+{
+	std::vector<std::string> out;
+	Dwarf_Die fn, cu;
+	if (!f.has_dwarf || !b.dbg || !dwarf_offdie(b.dbg, f.fn.info_id, &fn) ||
+	    !dwarf_diecu(&fn, &cu, nullptr, nullptr))
+		return out;
+	Dwarf_Die *scopes = nullptr;
+	int n = dwarf_getscopes(&cu, f.vaddr, &scopes);
+	std::set<std::string> seen;
+	for (int i = 0; i < n && dwarf_tag(&scopes[i]) != DW_TAG_compile_unit; i++) {
+		Dwarf_Die c;
+		if (dwarf_child(&scopes[i], &c) != 0)
+			continue;
+		do {
+			const char *nm = die_name(&c);
+			if (dwarf_tag(&c) == DW_TAG_variable && nm && seen.insert(nm).second)
+				out.push_back(nm);
+		} while (dwarf_siblingof(&c, &c) == 0);
+	}
+	free(scopes);
+	return out;
+}
 
 Result<TargetAccess> access_of(const Binary &b, dwarfloc::Arch arch, const UserFunction &f,
 			       const std::string &spelling, bool in_return)

@@ -194,6 +194,7 @@ Result<std::unique_ptr<Binary>> open_binary(const std::string &path,
 	if (!gelf_getehdr(b->elf, &eh))
 		return fail(path + " is not an ELF file");
 	b->machine = eh.e_machine;
+	b->type = eh.e_type;
 	size_t nph = 0;
 	elf_getphdrnum(b->elf, &nph);
 	for (size_t i = 0; i < nph; i++) {

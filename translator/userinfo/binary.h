@@ -38,6 +38,7 @@ struct Binary {
 	Dwarf *dbg = nullptr;      // of elf, or else of delf; null: no DWARF
 	Dwarf_CFI *eh = nullptr;   // .eh_frame of elf (dwarf_cfi_end'ed)
 	uint16_t machine = 0;
+	uint16_t type = 0; // e_type: ET_EXEC, ET_DYN, ...
 	std::vector<Segment> loads;
 	std::vector<Symbol> funcs; // defined functions: .symtab, else the debug file's, else .dynsym
 
@@ -74,6 +75,9 @@ Result<std::vector<UserFunction>> find_functions(const Binary &b, const std::str
 // ProcessFacts::target_access for a function of b.
 Result<TargetAccess> access_of(const Binary &b, dwarfloc::Arch arch, const UserFunction &f,
 			       const std::string &spelling, bool in_return);
+
+// ProcessFacts::locals for a function of b.
+std::vector<std::string> locals_of(const Binary &b, const UserFunction &f);
 
 // ProcessFacts::marks for b.
 Result<std::vector<SdtMark>> find_marks(const Binary &b, const std::string &arch,

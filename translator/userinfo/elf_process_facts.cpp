@@ -88,6 +88,10 @@ Result<std::string> ElfProcessFacts::resolve_path(const std::string &name) const
 	auto b = userinfo::open_binary(real, {});
 	if (!b)
 		return b.error();
+	if ((*b)->type != ET_EXEC && (*b)->type != ET_DYN)
+		return fail(real + " is not an executable or a shared library (ELF type " +
+				    std::to_string((*b)->type) + ")",
+			    "give a linked program or library; uprobes cannot attach to object files");
 	if (!userinfo::machine_matches((*b)->machine, opts_.arch))
 		return fail(real + " is an " + userinfo::machine_name((*b)->machine) +
 				    " ELF file, the target is " + opts_.arch,
@@ -134,6 +138,12 @@ Result<TargetAccess> ElfProcessFacts::target_access(const UserFunction &f,
 	if (!dwarfloc::arch_of(opts_.arch, arch))
 		return fail("user-space target variables are not supported on " + opts_.arch);
 	return userinfo::access_of(**b, arch, f, spelling, in_return);
+}
+
+std::vector<std::string> ElfProcessFacts::locals(const UserFunction &f) const
+{
+	auto b = binary_of(*state_, f.path, opts_);
+	return b ? userinfo::locals_of(**b, f) : std::vector<std::string>{};
 }
 
 Result<std::vector<SdtMark>> ElfProcessFacts::marks(const std::string &path,

@@ -20,6 +20,17 @@ struct ElfProcessFactsOptions {
 	std::vector<std::string> debug_dirs = {"/usr/lib/debug"}; // .build-id/NN/REST.debug, debuglink
 };
 
+// What its accesses mean (TargetAccess with base Loc, user set): loc is
+// where the variable's value is at the probe address (Reg: the register;
+// RegOffset: register + off is the value; Mem: `size` bytes of user memory
+// at register + off, or 8 when member steps follow; Static: memory at the
+// link-time address off plus the load bias; Const: off). Member steps
+// then read through pointers as kernel target variables do (offsets,
+// deref_last, indices). Members of a struct, and constant elements of an
+// array, held in a stack slot or a static fold into loc.off. In a .return
+// probe (in_return) a parameter or local is its value at entry
+// (at_entry set, loc valid at the function's entry); $return is register
+// rax (x86-64) or x0 (arm64).
 class ElfProcessFacts : public ProcessFacts {
 public:
 	explicit ElfProcessFacts(ElfProcessFactsOptions o);
@@ -33,6 +44,7 @@ public:
 						    bool call) const override;
 	Result<TargetAccess> target_access(const UserFunction &f, const std::string &spelling,
 					   bool in_return) const override;
+	std::vector<std::string> locals(const UserFunction &f) const override;
 	Result<std::vector<SdtMark>> marks(const std::string &path, const std::string &provider,
 					   const std::string &name_glob) const override;
 	Result<std::vector<UserFunction>> plt(const std::string &path,

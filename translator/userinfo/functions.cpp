@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <set>
 
 namespace stap_pmu::userinfo {
@@ -136,35 +137,64 @@ bool place(const Binary &b, UserFunction &u, uint64_t vaddr)
 	return true;
 }
 
-// The DWARF functions of b matching fp, into out (names into seen).
+// DWARF function fn of b as pattern fp places it (name: as the probe
+// point names it, an alias's symbol or the DWARF name); false when a line
+// asked for holds none of its statements or no segment holds it.
+bool dwarf_function(const Binary &b, Dwarf_Die *cu, Dwarf_Die *fn, const std::string &name,
+		    const FunctionPattern &fp, bool call, UserFunction &u)
+{
+	u.fn = make_function(fn, b);
+	u.fn.name = name;
+	u.has_dwarf = true;
+	if (!file_matches(fp.file_glob, u.fn.file))
+		return false;
+	Dwarf_Addr entry = 0, at;
+	dwarf_entrypc(fn, &entry);
+	if (fp.line > 0) {
+		auto a = line_addr(cu, fn, fp.line, fp.file_glob);
+		if (!a)
+			return false;
+		at = *a;
+		u.fn.line = fp.line;
+		u.fn.offset = static_cast<uint32_t>(at - entry);
+	} else {
+		at = call ? entry : after_prologue(fn, entry);
+		u.after_prologue = !call;
+	}
+	return place(b, u, at);
+}
+
+// The DWARF functions of b matching fp, into out (names into seen); the
+// DIE offsets of all by entry address into by_entry.
 void dwarf_functions(const Binary &b, const FunctionPattern &fp, bool call,
-		     std::vector<UserFunction> &out, std::set<std::string> &seen)
+		     std::vector<UserFunction> &out, std::set<std::string> &seen,
+		     std::map<uint64_t, Dwarf_Off> &by_entry)
 {
 	each_function(b.dbg, [&](Dwarf_Die *cu, Dwarf_Die *fn) {
 		const char *nm = die_name(fn);
+		Dwarf_Addr entry = 0;
+		dwarf_entrypc(fn, &entry);
+		by_entry.emplace(entry, dwarf_dieoffset(fn));
 		if (fnmatch(fp.glob.c_str(), nm, 0) != 0 || seen.count(nm))
 			return;
 		UserFunction u;
-		u.fn = make_function(fn, b);
-		u.has_dwarf = true;
-		if (!file_matches(fp.file_glob, u.fn.file))
-			return;
-		Dwarf_Addr entry = 0, at;
-		dwarf_entrypc(fn, &entry);
-		if (fp.line > 0) {
-			auto a = line_addr(cu, fn, fp.line, fp.file_glob);
-			if (!a)
-				return;
-			at = *a;
-			u.fn.line = fp.line;
-			u.fn.offset = static_cast<uint32_t>(at - entry);
-		} else {
-			at = call ? entry : after_prologue(fn, entry);
-			u.after_prologue = !call;
-		}
-		if (place(b, u, at) && seen.insert(nm).second)
+		if (dwarf_function(b, cu, fn, nm, fp, call, u) && seen.insert(nm).second)
 			out.push_back(std::move(u));
 	});
+}
+
+// Symbol s as a function probe: an alias of a DWARF function (glibc's
+// malloc is __libc_malloc) gets that function's DWARF, else only its entry.
+bool symbol_function(const Binary &b, const Symbol &s, const std::map<uint64_t, Dwarf_Off> &by_entry,
+		     const FunctionPattern &fp, bool call, UserFunction &u)
+{
+	auto it = by_entry.find(s.value);
+	Dwarf_Die fn;
+	if (it != by_entry.end() && dwarf_offdie(b.dbg, it->second, &fn))
+		return dwarf_function(b, nullptr, &fn, s.name, fp, call, u);
+	u.fn.name = s.name;
+	u.fn.module = b.path;
+	return place(b, u, s.value);
 }
 
 // All function names b knows, for "did you mean".
@@ -218,15 +248,14 @@ Result<std::vector<UserFunction>> find_functions(const Binary &b, const std::str
 			    "probe a binary that is not stripped, or install its separate debug file");
 	std::vector<UserFunction> out;
 	std::set<std::string> seen;
+	std::map<uint64_t, Dwarf_Off> by_entry;
 	if (b.dbg)
-		dwarf_functions(b, *fp, call, out, seen);
+		dwarf_functions(b, *fp, call, out, seen, by_entry);
 	for (const Symbol &s : fp->file_glob.empty() ? b.funcs : std::vector<Symbol>{}) {
 		if (fnmatch(fp->glob.c_str(), s.name.c_str(), 0) != 0 || seen.count(s.name))
 			continue;
 		UserFunction u;
-		u.fn.name = s.name;
-		u.fn.module = b.path;
-		if (place(b, u, s.value) && seen.insert(s.name).second)
+		if (symbol_function(b, s, by_entry, *fp, call, u) && seen.insert(s.name).second)
 			out.push_back(std::move(u));
 	}
 	if (out.empty())

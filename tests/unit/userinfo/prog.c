@@ -23,6 +23,9 @@ __attribute__((noinline)) int add_ints(int a, int b)
 	return sum;
 }
 
+// another name of the same code, as glibc's malloc is __libc_malloc
+int add_alias(int a, int b) __attribute__((alias("add_ints")));
+
 __attribute__((noinline)) long seven(long a1, long a2, long a3, long a4, long a5, long a6,
 				     long a7)
 {
@@ -59,7 +62,7 @@ int main(int argc, char **argv)
 	STAP_PROBE2(demo, start, n, &p);
 	STAP_PROBE3(demo, three, (long)n, (signed char)-1, global_count);
 	for (int i = 0; i < n; i++)
-		add_ints(i, n);
+		add_alias(i, n);
 	printf("%ld %d %g\n", seven(1, 2, 3, 4, 5, 6, n), walk(&p), scale(1.5, n));
 	by_value(p);
 	guarded(n);

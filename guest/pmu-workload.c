@@ -25,6 +25,8 @@
  *                           and its child 2 (getpid 1-2: asleep while the child
  *                           spins; 2-3: waiting; 3-4: busy).
  *
+ * Built static with -O2 -g: user-space probe tests read do_getpid's $n.
+ *
  * Prints nothing on success (so that script output stays exact). Usage errors:
  * a message and exit status 2; run-time errors: a message and exit status 1.
  */
@@ -71,7 +73,10 @@ static long long parse_count(const char *s)
 	return v;
 }
 
-static int do_getpid(long long n)
+/* A real function taking the count (noipa: -O2 neither inlines it nor
+ * clones it with other parameters), so that
+ * process("pmu-workload").function("do_getpid") reads $n (built with -g). */
+__attribute__((noipa)) int do_getpid(long long n)
 {
 	for (long long i = 0; i < n; i++)
 		syscall(SYS_getpid);

@@ -49,6 +49,11 @@
 #include <linux/cpuhotplug.h>
 #include <linux/cpu.h>
 #include <linux/timex.h>
+#include <linux/uprobes.h>
+#include <linux/namei.h>
+#include <linux/path.h>
+#include <linux/fs.h>
+#include <linux/binfmts.h>
 #ifdef CONFIG_ARM64
 #include <linux/perf/arm_pmu.h>
 #include <asm/sysreg.h>
@@ -208,6 +213,82 @@ static inline unsigned long stp_kretprobe_saved_ret(unsigned long fp)
 #endif
 	return 0;
 }
+
+/*
+ * uprobes (stp_uprobes.h). Up to 6.11 uprobe_register() and
+ * uprobe_register_refctr() return an errno and uprobe_unregister(inode,
+ * offset, consumer) waits for the consumer's running handlers; since 6.12
+ * uprobe_register(inode, offset, ref_ctr_offset, consumer) returns the
+ * struct uprobe (or an ERR_PTR), uprobe_unregister_nosync(uprobe,
+ * consumer) removes it and uprobe_unregister_sync() (once, after all of
+ * them) waits for running handlers. Since 6.13 the handlers take a
+ * __u64 *data (session consumers). The handle is NULL before 6.12.
+ * STP_UPROBE_HANDLER(name) / STP_URETPROBE_HANDLER(name) declare a
+ * handler of the running kernel's signature with self, (func,) regs.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#define STP_UPROBE_HANDLER(name) \
+	int name(struct uprobe_consumer *self, struct pt_regs *regs, __u64 *data)
+#define STP_URETPROBE_HANDLER(name) \
+	int name(struct uprobe_consumer *self, unsigned long func, \
+		 struct pt_regs *regs, __u64 *data)
+#else
+#define STP_UPROBE_HANDLER(name) \
+	int name(struct uprobe_consumer *self, struct pt_regs *regs)
+#define STP_URETPROBE_HANDLER(name) \
+	int name(struct uprobe_consumer *self, unsigned long func, \
+		 struct pt_regs *regs)
+#endif
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+static inline int stp_uprobe_register(struct inode *inode, loff_t offset,
+				      loff_t ref_ctr_offset,
+				      struct uprobe_consumer *uc, void **handle)
+{
+	struct uprobe *u = uprobe_register(inode, offset, ref_ctr_offset, uc);
+
+	if (IS_ERR(u))
+		return PTR_ERR(u);
+	*handle = u;
+	return 0;
+}
+
+static inline void stp_uprobe_unregister_nosync(struct inode *inode,
+						loff_t offset,
+						struct uprobe_consumer *uc,
+						void *handle)
+{
+	uprobe_unregister_nosync(handle, uc);
+}
+
+static inline void stp_uprobe_unregister_sync(void)
+{
+	uprobe_unregister_sync();
+}
+#else
+static inline int stp_uprobe_register(struct inode *inode, loff_t offset,
+				      loff_t ref_ctr_offset,
+				      struct uprobe_consumer *uc, void **handle)
+{
+	*handle = NULL;
+	if (ref_ctr_offset)
+		return uprobe_register_refctr(inode, offset, ref_ctr_offset, uc);
+	return uprobe_register(inode, offset, uc);
+}
+
+/* waits for the consumer's running handlers itself */
+static inline void stp_uprobe_unregister_nosync(struct inode *inode,
+						loff_t offset,
+						struct uprobe_consumer *uc,
+						void *handle)
+{
+	uprobe_unregister(inode, offset, uc);
+}
+
+static inline void stp_uprobe_unregister_sync(void)
+{
+}
+#endif
 
 /*
  * Ticks per second of get_cycles(): the TSC's rate on x86 (tsc_khz), the

@@ -42,7 +42,13 @@ enum stp_probe_kind {
 	STP_PROBE_NEVER,		/* probe never: compiled, never registered */
 	STP_PROBE_PROCFS_READ,		/* a /proc/<module>/ file read (stp_procfs.h) */
 	STP_PROBE_PROCFS_WRITE,		/* a /proc/<module>/ file written */
+	STP_PROBE_UPROBE,		/* a user-space instruction (stp_uprobes.h) */
+	STP_PROBE_URETPROBE,		/* a user-space function's return */
+	STP_PROBE_PROCESS_BEGIN,	/* exec of a process (of path, or any) */
+	STP_PROBE_PROCESS_END,		/* exit of a process's last thread */
 };
+
+struct stp_uentry_table;		/* URETPROBE: entry values (stp_uprobes.h) */
 
 struct stp_context;
 
@@ -94,6 +100,16 @@ struct stp_probe {
 	unsigned char ret_shown;	/* KRETPROBE with a prototype, $$return:
 					   0 void, 1 a value, 2 a pointer (hashed) */
 	int maxactive;			/* KRETPROBE: .maxactive(N), 0 the default */
+	const char *path;		/* UPROBE, URETPROBE: the ELF file probed;
+					   PROCESS_BEGIN/END: its program (NULL: any) */
+	u64 uoffset;			/* UPROBE, URETPROBE: file offset of the instruction */
+	u64 uvaddr;			/* its link-time address (load bias: ip - uvaddr) */
+	u64 semaphore;			/* SDT semaphore's file offset (0: none) */
+	/* URETPROBE: @entry(expr) of other than a target variable: nentry
+	 * values entry_fn computes at entry, read at return as
+	 * c->entry[ntvars + 2 + i] (stp_uprobes.h) */
+	void (*entry_fn)(struct stp_context *c, s64 *vals);
+	unsigned int nentry;
 
 	/* runtime-private */
 	union {
@@ -101,6 +117,14 @@ struct stp_probe {
 		struct kretprobe rp;
 		struct hrtimer timer;
 		struct tracepoint *tp;
+#ifdef STP_HAVE_UPROBES
+		struct {
+			struct uprobe_consumer uc;
+			struct inode *inode;	/* igrab()bed at registration */
+			void *handle;		/* 6.12+: the struct uprobe */
+			struct stp_uentry_table *entries; /* URETPROBE */
+		} up;
+#endif
 	} u;
 	bool registered;
 };
@@ -112,7 +136,10 @@ struct stp_context {
 	const char *loc;		/* updated by generated code */
 	struct pt_regs *regs;		/* NULL for begin, end */
 	const u64 *entry;		/* kretprobe: values saved at entry;
-					 * tracepoint: its arguments */
+					 * tracepoint: its arguments; uprobe:
+					 * the load bias; uretprobe: values
+					 * saved at entry (stp_uprobes.h) */
+
 #ifdef STP_HAVE_PROCFS
 	char *pvalue;			/* procfs probes: $value (NULL otherwise) */
 	u32 pvalue_size;		/* its buffer's size */

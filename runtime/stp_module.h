@@ -5,10 +5,11 @@
  * > 0, stp_pmu_data and stp_pmu_init_tables()).
  *
  * init:  output buffer, contexts, PMU (identify CPUs, pick rows, create
- *        counters), /proc files (and procfs probes' files), kprobes and kretprobes, timers, begin
+ *        counters), /proc files (and procfs probes' files), kprobes and kretprobes,
+ *        tracepoints, user probes (stp_uprobes.h), timers, begin
  *        probes, state running. Each failure unwinds what came before.
  * stop:  ("stop" written to control, or module exit) state stopping,
- *        timers cancelled, probes unregistered, procfs probes' files
+ *        timers cancelled, user probes and probes unregistered, procfs probes' files
  *        removed, sampling counters
  *        disabled (no handler runs after), end probes, counters released,
  *        state stopped.
@@ -27,6 +28,7 @@ static void stp_stop(void)
 		goto out;
 	atomic_set(&stp_session.state, STP_STATE_STOPPING);
 	stp_timers_stop();
+	stp_uprobes_unregister(stp_session.probes, stp_session.nprobes);
 	stp_probes_unregister();
 	stp_procfs_remove();
 #if STP_NEVENTS > 0
@@ -115,6 +117,9 @@ static int __init stp_module_init(void)
 	rc = stp_probes_register(stp_probes, ARRAY_SIZE(stp_probes));
 	if (rc)
 		goto err_procfs;
+	rc = stp_uprobes_register(stp_probes, ARRAY_SIZE(stp_probes));
+	if (rc)
+		goto err_probes;
 	stp_timers_start();
 	stp_run_probes_of_kind(STP_PROBE_BEGIN, STP_STATE_STARTING);
 	/* stays exit-requested if a begin probe called exit() or failed */
@@ -123,6 +128,9 @@ static int __init stp_module_init(void)
 	WRITE_ONCE(stp_session.init_done, true);
 	return 0;
 
+err_probes:
+	stp_probes_unregister();
+	stp_probes_free();
 err_procfs:
 	stp_procfs_remove();
 err_proc:

@@ -361,6 +361,15 @@ static int stp_probe_check(const struct stp_probe *p)
 			return 0;
 		stp_err("probe %s (%s) has no tracepoint\n", p->name, p->loc);
 		return -EINVAL;
+	case STP_PROBE_UPROBE:
+	case STP_PROBE_URETPROBE:
+		if (p->path)
+			return 0;
+		stp_err("probe %s (%s) has no file\n", p->name, p->loc);
+		return -EINVAL;
+	case STP_PROBE_PROCESS_BEGIN:
+	case STP_PROBE_PROCESS_END:
+		return 0;	/* registered by stp_uprobes.h */
 	case STP_PROBE_TIMER:
 		if (p->period_ns >= STP_MINTIMER_NS)
 			return 0;

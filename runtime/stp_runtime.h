@@ -26,6 +26,7 @@
 #include "stp_tracepoint.h"
 #include "stp_backtrace.h"
 #include "stp_probes.h"
+#include "stp_uprobes.h"
 #include "stp_procfs.h"
 
 #endif /* STP_RUNTIME_H */

@@ -16,6 +16,16 @@
  * tracepoints: the generated probe function passes the tracepoint's
  * arguments as an array of u64 (c->entry); STP_TVAR_TPARG indexes it.
  *
+ * user-space probes (stp_uprobes.h): STP_TVAR_LOC, a DWARF location the
+ * translator evaluated at the probed address: a register (DWARF number,
+ * stp_dwarf_reg()), a register plus an offset, memory at a register plus an
+ * offset (a stack slot), memory at a link-time address plus the binary's
+ * run-time load bias (a static variable), or a constant. Memory of user
+ * variables (t->user) is read with copy_from_user_nofault(): the current
+ * task's resident pages; a fault is the same located script error. In a
+ * uretprobe every STP_TVAR_LOC variable is saved at entry, like argument
+ * variables of kretprobes.
+ *
  * @cast(p, "type")->m: the same member steps from a run-time address, with
  * a static struct stp_tvar per @cast expression (stp_cast_get()).
  *
@@ -30,7 +40,16 @@
 #define STP_TVAR_MAXDEREF 8
 #define STP_TVAR_MAXIDX 4	/* run-time indexes ($p->a[i]) of one variable */
 
-enum stp_tvar_base { STP_TVAR_ARG, STP_TVAR_RETURN, STP_TVAR_TPARG };
+enum stp_tvar_base { STP_TVAR_ARG, STP_TVAR_RETURN, STP_TVAR_TPARG, STP_TVAR_LOC };
+
+/* STP_TVAR_LOC: where the value starts (translator's Location::Kind) */
+enum stp_loc_kind {
+	STP_LOC_REG,		/* register reg */
+	STP_LOC_REGOFF,		/* reg + loff */
+	STP_LOC_MEM,		/* memory at reg + loff */
+	STP_LOC_STATIC,		/* memory at loff + load bias */
+	STP_LOC_CONST,		/* loff */
+};
 
 struct stp_tvar {
 	unsigned char base;		/* enum stp_tvar_base */
@@ -42,6 +61,10 @@ struct stp_tvar {
 	unsigned char at_entry;		/* kretprobe: all of it read at entry */
 	unsigned char nidx;		/* run-time indexes */
 	unsigned char idx_step[STP_TVAR_MAXIDX]; /* the step each one adds to */
+	unsigned char user;		/* memory is the current task's user space */
+	unsigned char lkind;		/* STP_TVAR_LOC: enum stp_loc_kind */
+	unsigned char reg;		/* STP_TVAR_LOC: DWARF register number */
+	s64 loff;			/* STP_TVAR_LOC: offset, address or constant */
 	int off[STP_TVAR_MAXDEREF];
 	long idx_stride[STP_TVAR_MAXIDX];	/* bytes per element */
 };
@@ -69,6 +92,100 @@ static inline bool stp_read_kernel(unsigned long addr, unsigned int size,
 	return true;
 }
 
+/* size bytes at addr, of user space (the current task's) or the kernel's */
+static inline bool stp_read_mem(unsigned long addr, unsigned int size,
+				bool user, u64 *out)
+{
+	u64 v = 0;
+
+	if (!user)
+		return stp_read_kernel(addr, size, out);
+	if (addr < PAGE_SIZE ||
+	    copy_from_user_nofault(&v, (const void __user *)addr, size))
+		return false;
+	*out = v;
+	return true;
+}
+
+/*
+ * DWARF register n of the probed context (x86-64: 0 ax, 1 dx, 2 cx, 3 bx,
+ * 4 si, 5 di, 6 bp, 7 sp, 8-15 r8-r15, 16 the return address column: ip;
+ * arm64: 0-30 x0-x30, 31 sp); false for a number without a register
+ */
+static inline bool stp_dwarf_reg(struct pt_regs *regs, unsigned int n, u64 *out)
+{
+#ifdef CONFIG_X86_64
+	static const unsigned short offs[] = {
+		offsetof(struct pt_regs, ax), offsetof(struct pt_regs, dx),
+		offsetof(struct pt_regs, cx), offsetof(struct pt_regs, bx),
+		offsetof(struct pt_regs, si), offsetof(struct pt_regs, di),
+		offsetof(struct pt_regs, bp), offsetof(struct pt_regs, sp),
+		offsetof(struct pt_regs, r8), offsetof(struct pt_regs, r9),
+		offsetof(struct pt_regs, r10), offsetof(struct pt_regs, r11),
+		offsetof(struct pt_regs, r12), offsetof(struct pt_regs, r13),
+		offsetof(struct pt_regs, r14), offsetof(struct pt_regs, r15),
+		offsetof(struct pt_regs, ip),
+	};
+
+	if (n >= ARRAY_SIZE(offs))
+		return false;
+	*out = *(const unsigned long *)((const char *)regs + offs[n]);
+	return true;
+#elif defined(CONFIG_ARM64)
+	if (n < 31)
+		*out = regs->regs[n];
+	else if (n == 31)
+		*out = regs->sp;
+	else
+		return false;
+	return true;
+#else
+	return false;
+#endif
+}
+
+/*
+ * the start of an STP_TVAR_LOC variable: the value (register, register
+ * plus offset, constant) or the first read (stack slot, static variable;
+ * bias: the binary's load bias). False and *bad the address on a fault;
+ * *bad 0 for a register the architecture does not have.
+ */
+static bool stp_tvar_loc_value(const struct stp_tvar *t, struct pt_regs *regs,
+			       u64 bias, u64 *v, unsigned long *bad)
+{
+	unsigned long addr;
+	u64 r = 0;
+
+	*bad = 0;
+	switch (t->lkind) {
+	case STP_LOC_CONST:
+		*v = (u64)t->loff;
+		return true;
+	case STP_LOC_STATIC:
+		addr = (unsigned long)(bias + t->loff);
+		break;
+	default:
+		if (!stp_dwarf_reg(regs, t->reg, &r))
+			return false;
+		if (t->lkind == STP_LOC_REG) {
+			*v = r;
+			return true;
+		}
+		if (t->lkind == STP_LOC_REGOFF) {
+			*v = r + t->loff;
+			return true;
+		}
+		addr = (unsigned long)(r + t->loff);
+		break;
+	}
+	/* a chain's first step reads a pointer; a plain variable its value */
+	if (!stp_read_mem(addr, t->nderef ? 8 : t->size, t->user, v)) {
+		*bad = addr;
+		return false;
+	}
+	return true;
+}
+
 /*
  * applies the member steps to v, each index idx[k] (t->nidx of them; NULL
  * when none) adding idx[k] * idx_stride[k] to its step's address; false
@@ -91,7 +208,7 @@ static bool stp_tvar_walk(const struct stp_tvar *t, u64 *v, unsigned long *bad,
 			*v = addr;
 			break;
 		}
-		if (!stp_read_kernel(addr, last ? t->size : 8, v)) {
+		if (!stp_read_mem(addr, last ? t->size : 8, t->user, v)) {
 			*bad = addr;
 			return false;
 		}
@@ -111,6 +228,42 @@ static void stp_tvar_fault(struct stp_context *c, unsigned long addr)
 	snprintf(c->errmsg, sizeof(c->errmsg),
 		 "invalid pointer dereference (address 0x%lx)", addr);
 	stp_error(c, c->errmsg);
+}
+
+/* whether variable t of probe p was saved at entry (c->entry) */
+static inline bool stp_tvar_saved(const struct stp_probe *p,
+				  const struct stp_tvar *t)
+{
+	return (p->kind == STP_PROBE_KRETPROBE && t->base == STP_TVAR_ARG) ||
+	       (p->kind == STP_PROBE_URETPROBE && t->base == STP_TVAR_LOC);
+}
+
+/*
+ * the start of variable t in the running probe (not saved at entry): false
+ * after raising the error
+ */
+static bool stp_tvar_start(struct stp_context *c, const struct stp_tvar *t,
+			   u64 *v)
+{
+	const struct stp_probe *p = c->probe;
+	unsigned long bad = 0;
+
+	if (t->base != STP_TVAR_LOC) {
+		*v = stp_tvar_base_value(t, c->regs);
+		return true;
+	}
+	/* a uprobe's context entry holds the load bias */
+	if (p->kind != STP_PROBE_UPROBE || !c->entry) {
+		stp_error(c, "target variable not available here");
+		return false;
+	}
+	if (stp_tvar_loc_value(t, c->regs, c->entry[0], v, &bad))
+		return true;
+	if (bad)
+		stp_tvar_fault(c, bad);
+	else
+		stp_error(c, "target variable in a register this architecture does not have");
+	return false;
 }
 
 /* value of target variable k of the running probe; idx: its run-time
@@ -137,7 +290,7 @@ static __maybe_unused s64 stp_tvar_get_idx(struct stp_context *c, unsigned int k
 	} else if (!c->regs) {
 		stp_error(c, "target variable not available here");
 		return 0;
-	} else if (p->kind == STP_PROBE_KRETPROBE && t->base == STP_TVAR_ARG) {
+	} else if (stp_tvar_saved(p, t)) {
 		/* saved by the entry handler: values, then a fault mask */
 		if (!c->entry) {
 			stp_error(c, "entry value not saved");
@@ -151,9 +304,13 @@ static __maybe_unused s64 stp_tvar_get_idx(struct stp_context *c, unsigned int k
 		if (t->at_entry)
 			return (s64)v;
 	} else {
-		v = stp_tvar_base_value(t, c->regs);
+		if (!stp_tvar_start(c, t, &v))
+			return 0;
 		if (t->at_entry)
 			return 0;
+		/* a location's plain value was read whole */
+		if (t->base == STP_TVAR_LOC && !t->nderef)
+			return stp_tvar_extend(v, t->size, t->is_signed);
 	}
 	if (!stp_tvar_walk(t, &v, &bad, idx)) {
 		stp_tvar_fault(c, bad);
@@ -222,9 +379,23 @@ static __maybe_unused const char *stp_parms(struct stp_context *c, char *dst)
 			name += strlen(name) + 1;
 			continue;
 		}
-		v = t ? stp_tvar_extend(regs_get_kernel_argument(c->regs, t->arg),
-					t->size, t->is_signed)
-		      : c->entry[i];
+		if (t && t->base == STP_TVAR_LOC) {
+			unsigned long bad;
+
+			/* a user probe's parameter: where DWARF says */
+			if (p->kind != STP_PROBE_UPROBE || !c->entry ||
+			    !stp_tvar_loc_value(t, c->regs, c->entry[0], &v, &bad)) {
+				n += scnprintf(dst + n, STP_MAXSTRINGLEN - n,
+					       "%s%s=?", i ? " " : "", name);
+				name += strlen(name) + 1;
+				continue;
+			}
+			v = stp_tvar_extend(v, t->size, t->is_signed);
+		} else {
+			v = t ? stp_tvar_extend(regs_get_kernel_argument(c->regs, t->arg),
+						t->size, t->is_signed)
+			      : c->entry[i];
+		}
 		if (i < 64 && (p->parm_ptrmask & (1ULL << i)))
 			v = stp_ptr_out(v);
 		n += scnprintf(dst + n, STP_MAXSTRINGLEN - n, "%s%s=0x%llx",
@@ -244,7 +415,8 @@ static __maybe_unused const char *stp_return_str(struct stp_context *c, char *ds
 	u64 v;
 
 	dst[0] = '\0';
-	if (!p || p->kind != STP_PROBE_KRETPROBE || !c->regs) {
+	if (!p || (p->kind != STP_PROBE_KRETPROBE &&
+		   p->kind != STP_PROBE_URETPROBE) || !c->regs) {
 		stp_error(c, "$$return not available here");
 		return dst;
 	}
@@ -333,9 +505,14 @@ static __maybe_unused bool stp_pp_chars(struct stp_context *c, char *dst, int *n
 	return true;
 }
 
-/* kretprobe entry: saves argument-based variables in data */
-static void stp_tvar_save_entry(const struct stp_probe *p, struct pt_regs *regs,
-				u64 *data)
+/*
+ * kretprobe entry: saves argument-based variables in data; uretprobe
+ * entry: location-based ones (bias: the binary's load bias). data holds
+ * ntvars values, then a mask of those whose read faulted (the value is
+ * then the faulting address).
+ */
+static void stp_tvar_save_entry_bias(const struct stp_probe *p,
+				     struct pt_regs *regs, u64 *data, u64 bias)
 {
 	unsigned long bad = 0;
 	unsigned int k;
@@ -344,20 +521,32 @@ static void stp_tvar_save_entry(const struct stp_probe *p, struct pt_regs *regs,
 	data[p->ntvars] = 0;
 	for (k = 0; k < p->ntvars && k < 64; k++) {
 		const struct stp_tvar *t = &p->tvars[k];
+		bool ok = true;
 
-		if (t->base != STP_TVAR_ARG)
+		if (!stp_tvar_saved(p, t))
 			continue;
-		v = stp_tvar_base_value(t, regs);
-		if (t->at_entry) {
-			if (!stp_tvar_walk(t, &v, &bad, NULL)) {
-				v = bad;
-				data[p->ntvars] |= 1ULL << k;
-			} else {
-				v = stp_tvar_extend(v, t->size, t->is_signed);
-			}
+		if (t->base == STP_TVAR_LOC)
+			ok = stp_tvar_loc_value(t, regs, bias, &v, &bad);
+		else
+			v = stp_tvar_base_value(t, regs);
+		if (ok && t->base == STP_TVAR_LOC && !t->nderef)
+			v = stp_tvar_extend(v, t->size, t->is_signed);
+		else if (ok && t->at_entry && stp_tvar_walk(t, &v, &bad, NULL))
+			v = stp_tvar_extend(v, t->size, t->is_signed);
+		else if (ok && t->at_entry)
+			ok = false;
+		if (!ok) {
+			v = bad;
+			data[p->ntvars] |= 1ULL << k;
 		}
 		data[k] = v;
 	}
+}
+
+static void stp_tvar_save_entry(const struct stp_probe *p, struct pt_regs *regs,
+				u64 *data)
+{
+	stp_tvar_save_entry_bias(p, regs, data, 0);
 }
 
 /* kernel_string(addr): a NUL-terminated kernel string, read without faulting */
@@ -406,7 +595,8 @@ static __maybe_unused const char *stp_kernel_string(struct stp_context *c, char 
 /* returnval(): the return value in a .return probe */
 static __maybe_unused s64 stp_returnval(struct stp_context *c)
 {
-	if (!c->regs || !c->probe || c->probe->kind != STP_PROBE_KRETPROBE) {
+	if (!c->regs || !c->probe || (c->probe->kind != STP_PROBE_KRETPROBE &&
+				      c->probe->kind != STP_PROBE_URETPROBE)) {
 		stp_error(c, "returnval() outside a .return probe");
 		return 0;
 	}

@@ -8,7 +8,8 @@
 //   must-pass-semantics   parses and passes the semantic pass
 //   must-fail-semantics   parses, semantic errors as expected
 //   must-translate        passes 1-3 (tapsets, the target kernel's symbols,
-//                         BTF and tracepoints) against the installed kernel
+//                         BTF and tracepoints; process probes: the binaries of
+//                         this machine) against the installed kernel
 //                         TARGET_RELEASE, as stap-pmu -p3 -r TARGET_RELEASE
 //   must-fail-translate   the same passes, errors as expected
 //   roundtrip             every script that parses: -p1 output parses back and
@@ -33,6 +34,7 @@
 #include <sstream>
 
 #include "translator/driver/kernel_facts.h"
+#include "translator/driver/process_facts.h"
 #include "translator/driver/pipeline.h"
 #include "translator/frontend/parser.h"
 #include "translator/frontend/printer.h"
@@ -206,6 +208,7 @@ public:
 		cli_.pass = 3;
 		opts_ = parse_options(cli_);
 		facts_ = target_kernel_facts(cli_, opts_);
+		process_ = target_process_facts(cli_);
 		topts_.pmu_targets = {"all"};
 		topts_.has_target = true; // as -x PID: @pmu_thread needs a target
 	}
@@ -228,7 +231,7 @@ public:
 			return p;
 		TranslateOptions t = topts_;
 		t.guru = c.guru;
-		Elaborated e = elaborate_pass(p, t, facts_.get(), diags);
+		Elaborated e = elaborate_pass(p, t, facts_.get(), process_.get(), diags);
 		if (diags.has_errors())
 			return p;
 		Translated out = translate_pass(p, e, t);
@@ -241,6 +244,7 @@ private:
 	Cli cli_;
 	ParseOptions opts_;
 	std::unique_ptr<KernelFacts> facts_;
+	std::unique_ptr<ProcessFacts> process_; // process("PATH") probes: the binaries
 	TranslateOptions topts_;
 };
 

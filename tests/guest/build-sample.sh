@@ -1,5 +1,6 @@
 #!/bin/bash
-# build-sample.sh SOURCE_DIR KERNEL... - builds tests/runtime/sample_module.c,
+# build-sample.sh SOURCE_DIR KERNEL... - builds tests/runtime/sample_module.c
+# (and sample_uprobe_module.c, the user-space probes' example),
 # warnings as errors, against the headers of each KERNEL (a tests/lib/kernel.sh
 # spec: "6.1", "6.12", "6.12-rt") and, cross-compiled, against the arm64
 # headers of the same line that scripts/install-deps.sh unpacked (stock
@@ -35,14 +36,16 @@ for spec in "$@"; do
 		tree=$(tree_of "$rel" "$a")
 		d=$dir/$rel
 		mkdir -p "$d"
-		cp "$src/tests/runtime/sample_module.c" "$d/"
-		printf 'obj-m := sample_module.o\nccflags-y := -I%s/runtime -Werror\n' "$src" >"$d/Kbuild"
+		cp "$src/tests/runtime/sample_module.c" "$src/tests/runtime/sample_uprobe_module.c" "$d/"
+		printf 'obj-m := sample_module.o sample_uprobe_module.o\nccflags-y := -I%s/runtime -Werror\n' \
+			"$src" >"$d/Kbuild"
 		if [[ $a == arm64 ]]; then
 			make -s -C "$tree" M="$d" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- modules
 		else
 			make -s -C "$tree" M="$d" modules
 		fi
 		test -s "$d/sample_module.ko"
-		echo "ok: sample_module.ko built against $tree"
+		test -s "$d/sample_uprobe_module.ko"
+		echo "ok: sample_module.ko and sample_uprobe_module.ko built against $tree"
 	done
 done

@@ -114,7 +114,9 @@ TEST(Sema, ProbePointErrors)
 		  "kernel.function(\"pattern\")[.call|.return[.maxactive(N)]], "
 		  "module(\"m\").function(\"pattern\")[.call|.return], "
 		  "kernel.trace(\"subsystem:event\"), never, "
-		  "procfs(\"NAME\").read[.maxsize(N)], procfs(\"NAME\").write, .umask(U)]");
+		  "procfs(\"NAME\").read[.maxsize(N)], procfs(\"NAME\").write, .umask(U), "
+		  "process(\"PATH\").function(\"f\")[.call|.return]/.statement/.mark/.plt/.begin/.end, "
+		  "process.begin/.end]");
 	EXPECT_EQ(first_error("probe kernel.functio(\"f\") {}"),
 		  "t.stp:1:14: expected kernel.function(\"pattern\") in 'kernel.functio(\"f\")'");
 	EXPECT_EQ(first_error("probe kprobe.function(\"a*\") {}"),

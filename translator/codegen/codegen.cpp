@@ -109,6 +109,14 @@ void Emitter::header()
 			os_ << "#define STP_HAVE_TRACEPOINTS 1\n";
 			break;
 		}
+	// user-space probes: the runtime's uprobe and process-event support
+	// (runtime/stp_uprobes.h) only when a script has them
+	for (const ProbeInstance &pi : sema_.instances)
+		if (pi.point.kind == ProbeKind::Uprobe || pi.point.kind == ProbeKind::Uretprobe ||
+		    pi.point.kind == ProbeKind::ProcessBegin || pi.point.kind == ProbeKind::ProcessEnd) {
+			os_ << "#define STP_HAVE_UPROBES 1\n";
+			break;
+		}
 	for (const ProbeInstance &pi : sema_.instances)
 		if (pi.point.kind == ProbeKind::ProcfsRead || pi.point.kind == ProbeKind::ProcfsWrite) {
 			os_ << "#define STP_HAVE_PROCFS 1\n";

@@ -152,6 +152,8 @@ std::string tvar_steps(const TargetAccess &a)
 	for (size_t j = 0; j < a.offsets.size(); j++)
 		s += (j ? ", " : " ") + std::to_string(a.offsets[j]);
 	s += " }";
+	if (a.user)
+		s += ", .user = 1"; // user-space memory (process probes)
 	if (a.indices.empty())
 		return s;
 	std::string step, stride;

@@ -111,6 +111,7 @@ private:
 
 	void probe_table();
 	void procfs_table();
+	void user_point(const ResolvedPoint &p);
 
 	// ---- bodies ----
 

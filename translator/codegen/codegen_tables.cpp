@@ -122,6 +122,32 @@ const char *Emitter::kind_enum(ProbeKind k)
 	return "STP_PROBE_BEGIN";
 }
 
+// ".base = ..." of a struct stp_tvar initializer: an argument register,
+// the return value, a tracepoint argument, or a DWARF location
+// (runtime/stp_tvar.h STP_TVAR_LOC: kind, register, offset)
+static std::string tvar_base(const TargetAccess &a)
+{
+	if (a.base == TargetAccess::Return)
+		return ".base = STP_TVAR_RETURN, .arg = " + std::to_string(a.arg);
+	if (a.base == TargetAccess::TpArg)
+		return ".base = STP_TVAR_TPARG, .arg = " + std::to_string(a.arg);
+	if (a.base != TargetAccess::Loc)
+		return ".base = STP_TVAR_ARG, .arg = " + std::to_string(a.arg);
+	static const char *const kinds[] = {"STP_LOC_REG", "STP_LOC_REGOFF", "STP_LOC_MEM",
+					    "STP_LOC_STATIC", "STP_LOC_CONST"};
+	const Location &l = a.loc;
+	return std::string(".base = STP_TVAR_LOC, .lkind = ") + kinds[l.kind] +
+	       ", .reg = " + std::to_string(l.reg) + ", .loff = " + std::to_string(l.off) + "LL";
+}
+
+// Whether a body's target variable (sema's key: "$return", "@entry:$n",
+// "&$p->f") is $return or a member of it.
+static bool is_return_key(const std::string &key)
+{
+	std::string k = key[0] == '&' ? key.substr(1) : key;
+	return k == "$return" || k.rfind("$return->", 0) == 0 || k.rfind("$return[", 0) == 0;
+}
+
 // target variables of each probe point (runtime/stp_tvar.h)
 void Emitter::tvar_tables()
 {
@@ -129,20 +155,25 @@ void Emitter::tvar_tables()
 		const ResolvedPoint &p = sema_.instances[i].point;
 		if (p.tvars.empty())
 			continue;
+		const std::vector<std::string> &keys = sema_.bodies[sema_.instances[i].body].tvars;
 		os_ << "static const struct stp_tvar stp_tvars_" << i << "[] = {\n";
-		for (const TargetAccess &a : p.tvars) {
-			os_ << "\t{ .base = "
-			    << (a.base == TargetAccess::Return  ? "STP_TVAR_RETURN"
-				: a.base == TargetAccess::TpArg ? "STP_TVAR_TPARG"
-								: "STP_TVAR_ARG")
-			    << ", .arg = " << a.arg << ", .size = " << a.size
+		for (size_t k = 0; k < p.tvars.size(); k++) {
+			TargetAccess a = p.tvars[k];
+			// a uretprobe saves its location variables at entry: $return,
+			// which the facts may give as the return register's location,
+			// is read at the return
+			if (p.kind == ProbeKind::Uretprobe && a.base == TargetAccess::Loc &&
+			    k < keys.size() && is_return_key(keys[k]))
+				a.base = TargetAccess::Return;
+			os_ << "\t{ " << tvar_base(a) << ", .size = " << a.size
 			    << ", .is_signed = " << a.is_signed << ", .nderef = " << a.offsets.size()
 			    << ", .deref_last = " << a.deref_last << ", .at_entry = " << a.at_entry
 			    << tvar_steps(a) << " },\n";
 		}
 		os_ << "};\n\n";
 	}
-	// $$parms of DWARF entry probes: registers at entry; size 0: unavailable
+	// $$parms of DWARF entry probes: registers at entry (user probes:
+	// DWARF locations); size 0: unavailable
 	for (size_t i = 0; i < sema_.instances.size(); i++) {
 		const ResolvedPoint &p = sema_.instances[i].point;
 		if (p.parms.empty())
@@ -150,8 +181,8 @@ void Emitter::tvar_tables()
 		os_ << "static const struct stp_tvar stp_parms_" << i << "[] = {\n";
 		for (const auto &[name, a] : p.parms) {
 			if (a)
-				os_ << "\t{ .base = STP_TVAR_ARG, .arg = " << a->arg
-				    << ", .size = " << a->size << ", .is_signed = " << a->is_signed
+				os_ << "\t{ " << tvar_base(*a) << ", .size = " << a->size
+				    << ", .is_signed = " << a->is_signed << (a->user ? ", .user = 1" : "")
 				    << " }, /* " << name << " */\n";
 			else
 				os_ << "\t{ .size = 0 }, /* " << name << " */\n";
@@ -227,9 +258,11 @@ void Emitter::probe_table()
 				os_ << "\t\t.parm_ptrmask = 0x" << std::hex << mask << std::dec
 				    << "ULL,\n";
 		}
-		if (p.kind == ProbeKind::Kretprobe && p.func && p.func->ret_type != "void")
+		const KernelFunction *fn = p.func ? p.func.get() : p.ufunc ? &p.ufunc->fn : nullptr;
+		if ((p.kind == ProbeKind::Kretprobe || p.kind == ProbeKind::Uretprobe) && fn &&
+		    fn->ret_type != "void")
 			os_ << "\t\t.ret_shown = "
-			    << (p.func->ret_type.find('*') != std::string::npos ? 2 : 1) << ",\n";
+			    << (fn->ret_type.find('*') != std::string::npos ? 2 : 1) << ",\n";
 		// timer.jiffies: the tick is the target kernel's, known to the build
 		const char *unit = p.in_jiffies ? "ULL * TICK_NSEC" : "ULL";
 		if (p.period_ns)
@@ -238,6 +271,7 @@ void Emitter::probe_table()
 			os_ << "\t\t.randomize_ns = " << p.randomize_ns << unit << ",\n";
 		if (p.maxactive)
 			os_ << "\t\t.maxactive = " << p.maxactive << ",\n";
+		user_point(p);
 		if (p.kind == ProbeKind::Perf) {
 			os_ << "\t\t.event = " << p.event_index << ",\n";
 			if (p.sample_freq)
@@ -257,6 +291,25 @@ void Emitter::probe_table()
 	}
 	os_ << "};\n\n";
 	procfs_table();
+}
+
+// The file, offsets and SDT semaphore of a process probe point
+// (runtime/stp_uprobes.h); nothing for other kinds.
+void Emitter::user_point(const ResolvedPoint &p)
+{
+	bool uprobe = p.kind == ProbeKind::Uprobe || p.kind == ProbeKind::Uretprobe;
+	bool process = p.kind == ProbeKind::ProcessBegin || p.kind == ProbeKind::ProcessEnd;
+	if (!uprobe && !process)
+		return;
+	if (!p.path.empty())
+		os_ << "\t\t.path = " << c_string(p.path) << ",\n";
+	if (!uprobe)
+		return;
+	os_ << "\t\t.uoffset = 0x" << std::hex << p.uoffset << "ULL,\n\t\t.uvaddr = 0x" << p.uvaddr
+	    << "ULL,\n";
+	if (p.semaphore)
+		os_ << "\t\t.semaphore = 0x" << p.semaphore << "ULL,\n";
+	os_ << std::dec;
 }
 
 // The /proc/<module>/ files of procfs probes (runtime/stp_procfs.h): each

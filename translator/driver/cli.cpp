@@ -137,6 +137,11 @@ void add_guest_options(CLI::App &app, Cli &cli)
 		     "With --vm: the guest's /init loads the module before anything else; output is "
 		     "read afterwards (no loader runs during the command)")
 		->group("Guests");
+	app.add_option("--vm-after", cli.vm_after,
+		       "With --vm: a shell command the guest runs after the script has ended and its "
+		       "module is unloaded (its output follows the script's)")
+		->option_text("CMD")
+		->group("Guests");
 }
 
 // Deployment: the module cache, --attach, --stop, --initramfs, --sign-module.

@@ -48,6 +48,7 @@ struct Cli {
 	std::string stop;                      // --stop NAME
 	std::string initramfs;                 // --initramfs IMAGE
 	bool vm_at_boot = false;               // --vm-at-boot
+	std::string vm_after;                  // --vm-after CMD
 	std::vector<std::string> sign_module;  // --sign-module KEY CERT
 };
 

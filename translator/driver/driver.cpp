@@ -9,6 +9,7 @@
 #include "translator/driver/build_pass.h"
 #include "translator/driver/info.h"
 #include "translator/driver/kernel_facts.h"
+#include "translator/driver/process_facts.h"
 #include "translator/driver/listing.h"
 #include "translator/driver/pipeline.h"
 #include "translator/driver/run_pass.h"
@@ -91,6 +92,8 @@ struct Front {
 	std::optional<int> exit;
 	Parsed parsed;
 	std::unique_ptr<KernelFacts> facts; // pass 2's target kernel
+	std::unique_ptr<ProcessFacts> process; // pass 2's user-space programs
+	std::vector<std::string> user_files;   // the files process probes name
 	Translated translated;
 };
 
@@ -103,6 +106,7 @@ Result<Front> parse(const Cli &cli, Diagnostics &diags, Timer &timer)
 		return src.error();
 	Front f;
 	f.facts = target_kernel_facts(cli, popts);
+	f.process = target_process_facts(cli);
 	f.parsed = parse_pass(std::move(*src), popts, diags);
 	timer.pass("Pass 1: parsed user script and " +
 		   count(f.parsed.tapset_sources.size(), "library script"));
@@ -122,7 +126,8 @@ void elaborate_and_translate(const Cli &cli, const TranslateOptions &topts, Diag
 			     Timer &timer, Front &f)
 {
 	timer.restart();
-	Elaborated elab = elaborate_pass(f.parsed, topts, f.facts.get(), diags);
+	Elaborated elab = elaborate_pass(f.parsed, topts, f.facts.get(), f.process.get(), diags);
+	f.user_files = elab.user_files;
 	diags.render(std::cerr);
 	if (!diags.has_errors())
 		timer.pass(pass2_summary(elab));
@@ -163,7 +168,8 @@ Result<BuildRequest> build_request(const Cli &cli, const Front &f, const Transla
 	br.kbuild_vars = cli.kbuild_vars;
 	br.sign_module = cli.sign_module;
 	br.verbose = cli.verbose > 0;
-	if (!cli.no_cache) {
+	// a process probe's module holds offsets into the binaries: not cached
+	if (!cli.no_cache && !names_process_probes(f.parsed)) {
 		br.cache_key = module_cache_key(cli, f.parsed, topts, bt, module_name);
 		if (auto ko = cache::lookup(cache::modules_dir(), br.cache_key, module_name))
 			br.cached_ko = *ko;
@@ -222,6 +228,7 @@ Result<int> compile_and_run(const Cli &cli)
 	rr.module_name = module_name;
 	if (cli.vm)
 		rr.guest = bt.guest;
+	rr.user_files = f->user_files;
 	timer.restart();
 	Result<int> rc = run_pass(rr);
 	if (rc)

@@ -10,6 +10,8 @@
 #include <set>
 
 #include "translator/driver/kernel_facts.h"
+#include "translator/driver/process_facts.h"
+#include "translator/frontend/parser.h"
 #include "translator/kernelinfo/target_facts.h"
 #include "translator/frontend/tapsets.h"
 #include "translator/probes/kernel_facts.h"
@@ -101,6 +103,53 @@ Result<bool> list_dwarf_functions(const Cli &cli, const std::string &pat, int &r
 	return true;
 }
 
+// What -L prints after a process probe point: a DWARF function's
+// parameters (and $return), a marker's $arg1..$argN.
+std::string process_vars(const ResolvedPoint &p)
+{
+	if (p.func)
+		return describe_vars(*p.func, p.kind == ProbeKind::Uretprobe);
+	std::string s;
+	if (p.mark)
+		for (size_t i = 0; i < p.mark->args.size(); i++)
+			s += (i ? " $arg" : "$arg") + std::to_string(i + 1) + ":long";
+	return s;
+}
+
+// -l / -L 'process("PATH").function("GLOB")' and every other process
+// form: the points the provider resolves the pattern to (canonical names,
+// wildcards expanded). False when pat is another pattern.
+Result<bool> list_process(const Cli &cli, const std::string &pat, int &rc)
+{
+	if (pat.rfind("process(", 0) != 0)
+		return false; // process.begin/.end are among the fixed names
+	SourceFile file("<pattern>", "probe " + pat + " { }");
+	Diagnostics diags;
+	Script script = parse(file, diags);
+	if (diags.has_errors() || script.probes.size() != 1 || script.probes[0].points.size() != 1)
+		return fail("'" + pat + "' is not a probe point",
+			    "e.g. -L 'process(\"/bin/ls\").function(\"*\")'");
+	std::unique_ptr<ProcessFacts> facts = target_process_facts(cli);
+	NoKernelFacts kernel;
+	auto points = resolve_probe_points(script.probes[0].points[0],
+					   ProbeContext{diags, kernel, facts.get()});
+	if (!points) {
+		const Diagnostic &d = diags.all().front();
+		return fail(d.message, d.hint);
+	}
+	std::vector<std::string> lines;
+	for (const ResolvedPoint &p : *points) {
+		std::string vars = cli.list_probes_vars.empty() ? "" : process_vars(p);
+		lines.push_back(p.name + (vars.empty() ? "" : " " + vars));
+	}
+	std::sort(lines.begin(), lines.end());
+	lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
+	for (const std::string &l : lines)
+		std::cout << l << "\n";
+	rc = lines.empty() ? 1 : 0;
+	return true;
+}
+
 // The text symbols of the target kernel matching glob that kprobes can
 // probe (its kallsyms: /proc/kallsyms when it is running, else read from
 // its image; kernelinfo/kallsyms.h).
@@ -168,6 +217,8 @@ Result<int> list_one(const Cli &cli, const std::string &pat)
 	Result<bool> listed = list_tracepoints(cli, pat, rc);
 	if (listed && !*listed)
 		listed = list_dwarf_functions(cli, pat, rc);
+	if (listed && !*listed)
+		listed = list_process(cli, pat, rc);
 	if (!listed)
 		return listed.error();
 	if (*listed)
@@ -183,7 +234,8 @@ Result<int> list_one(const Cli &cli, const std::string &pat)
 					  "procfs(\"NAME\").read", "procfs(\"NAME\").read.maxsize(N)",
 					  "procfs(\"NAME\").write", "procfs.umask(U).read",
 					  "procfs.umask(U).write", "procfs(\"NAME\").umask(U).read",
-					  "procfs(\"NAME\").umask(U).write"};
+					  "procfs(\"NAME\").umask(U).write", "process.begin",
+					  "process.end"};
 	// aliases match component by component, as probe points do:
 	// 'syscall.*' lists syscall.read, not syscall.read.return
 	std::set<std::string> aliases;

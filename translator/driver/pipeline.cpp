@@ -3,6 +3,7 @@
 
 #include <fnmatch.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <ostream>
@@ -57,10 +58,20 @@ bool may_name_syscall_alias(const std::string &point)
 Elaborated elaborate_pass(const Parsed &p, const TranslateOptions &opts, const KernelFacts *facts,
 			  Diagnostics &diags)
 {
+	return elaborate_pass(p, opts, facts, nullptr, diags);
+}
+
+Elaborated elaborate_pass(const Parsed &p, const TranslateOptions &opts, const KernelFacts *facts,
+			  const ProcessFacts *process, Diagnostics &diags)
+{
 	Elaborated e;
-	e.sema = analyze(p.script, facts, diags);
+	e.sema = analyze(p.script, facts, process, diags);
 	if (diags.has_errors())
 		return e;
+	for (const ProbeInstance &pi : e.sema.instances)
+		if (!pi.point.path.empty() && std::find(e.user_files.begin(), e.user_files.end(),
+							pi.point.path) == e.user_files.end())
+			e.user_files.push_back(pi.point.path);
 	// @pmu_thread counters are created for the target's task when the
 	// module loads: there must be one then
 	for (const EventUse &ev : e.sema.events) {

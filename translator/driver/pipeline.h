@@ -58,6 +58,9 @@ struct Parsed {
 struct Elaborated {
 	SemaResult sema;
 	PmuPassResult pmu;
+	// the ELF files the script's process probes name (ResolvedPoint::path),
+	// each once, in order: what a guest must have at the same paths
+	std::vector<std::string> user_files;
 };
 
 struct Translated {
@@ -72,6 +75,10 @@ Parsed parse_pass(std::unique_ptr<SourceFile> source, const ParseOptions &opts,
 // facts: the target kernel (nullptr: nothing is known about it, NoKernelFacts).
 Elaborated elaborate_pass(const Parsed &p, const TranslateOptions &opts, const KernelFacts *facts,
 			  Diagnostics &diags);
+// process: the user-space programs process("PATH") probes name (nullptr:
+// none, those probes are errors).
+Elaborated elaborate_pass(const Parsed &p, const TranslateOptions &opts, const KernelFacts *facts,
+			  const ProcessFacts *process, Diagnostics &diags);
 Translated translate_pass(const Parsed &p, const Elaborated &e, const TranslateOptions &opts);
 
 // What -p2 prints: probes, globals, events and the candidate rows.

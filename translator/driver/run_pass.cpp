@@ -24,14 +24,16 @@ Result<int> run_in_guest(const RunRequest &req)
 	vo.command = req.command;
 	vo.kernel = {guest.release, guest.boot_image(), guest.arch, guest.busybox};
 	vm::set_arch_defaults(vo, guest.arch.empty() ? "x86" : guest.arch);
-	std::string gbin = guest_bin_dir() + (vo.arch == "arm64" ? "/arm64" : "");
-	vo.loader_path = gbin + "/stap-pmu-loader";
-	vo.workload_path = gbin + "/pmu-workload";
+	vo.loader_path = guest_program(vo.arch, "stap-pmu-loader");
+	vo.workload_path = guest_program(vo.arch, "pmu-workload");
+	vo.uprobe_target_path = guest_program(vo.arch, "uprobe-target");
+	vo.user_files = req.user_files;
 	if (!req.vm_cpu.empty())
 		vo.cpu = req.vm_cpu;
 	vo.smp = req.vm_smp;
 	vo.extra_cmdline = req.vm_append;
 	vo.at_boot = req.vm_at_boot;
+	vo.after_command = req.vm_after;
 	vo.extra_modules = req.vm_modules;
 	vo.timeout_s = req.vm_timeout;
 	vo.verbose = req.verbose;
@@ -76,6 +78,7 @@ RunRequest run_request(const Cli &cli)
 	r.vm_timeout = cli.vm_timeout;
 	r.vm_append = cli.vm_append;
 	r.vm_at_boot = cli.vm_at_boot;
+	r.vm_after = cli.vm_after;
 	r.vm_modules = cli.vm_modules;
 	return r;
 }

@@ -29,7 +29,11 @@ struct RunRequest {
 	int vm_timeout = 300;
 	std::string vm_append;
 	bool vm_at_boot = false;
+	std::string vm_after;
 	std::vector<std::string> vm_modules;
+	// --vm: the ELF files the script's process probes name (absolute host
+	// paths), placed in the guest at the same paths
+	std::vector<std::string> user_files;
 };
 
 // The options' part of pass 5's input (the module and the guest are pass 4's).

@@ -15,6 +15,7 @@ static const ProbeProvider *const providers[] = {
 	&tracepoint_provider,
 	&never_provider,
 	&procfs_provider,
+	&process_provider,
 };
 
 // The provider of pp: one naming pp's second component first.

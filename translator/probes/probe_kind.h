@@ -108,6 +108,7 @@ extern const ProbeProvider dwarf_module_provider;
 extern const ProbeProvider tracepoint_provider;
 extern const ProbeProvider never_provider;
 extern const ProbeProvider procfs_provider;
+extern const ProbeProvider process_provider;
 
 // One /proc/<module>/NAME file of procfs probes: its read and write probe
 // (indexes into the points given, SIZE_MAX: none), mode and read buffer size

@@ -6,6 +6,7 @@
 #include "translator/support/text.h"
 
 #include <cstdlib>
+#include <filesystem>
 #include <set>
 
 namespace stap_pmu::vm {
@@ -64,6 +65,13 @@ std::string init_exit_lines()
 	       "poweroff -f\n";
 }
 
+std::string after_lines(const VmOptions &o)
+{
+	if (o.after_command.empty())
+		return "";
+	return "( sh -c " + text::shell_quote(o.after_command) + " ) >&3 2>&4 </dev/null\n";
+}
+
 std::string init_script(const VmOptions &o)
 {
 	if (o.at_boot)
@@ -93,6 +101,7 @@ std::string init_script(const VmOptions &o)
 	s += "wait $loader\n";
 	s += "rc=$?\n";
 	s += "kill $watcher 2>/dev/null\n";
+	s += after_lines(o);
 	return s + init_exit_lines();
 }
 
@@ -101,19 +110,38 @@ std::vector<InitramfsEntry> initramfs_entries(const VmOptions &o)
 	std::string g = kGuestDir;
 	std::vector<InitramfsEntry> v;
 	for (const char *d : {"bin", "sbin", "proc", "sys", "dev", "tmp", "etc"})
-		v.push_back({d, "", "", 0755, true});
-	v.push_back({g, "", "", 0755, true});
-	v.push_back({g + "/bin", "", "", 0755, true});
-	v.push_back({"bin/busybox", guest_busybox(o), "", 0755, false});
-	v.push_back({g + "/bin/stap-pmu-loader", o.loader_path, "", 0755, false});
-	v.push_back({g + "/bin/pmu-workload", o.workload_path, "", 0755, false});
-	v.push_back({guest_module_path(o).substr(1), o.module_path, "", 0644, false});
+		v.push_back({d, "", "", 0755, true, ""});
+	v.push_back({g, "", "", 0755, true, ""});
+	v.push_back({g + "/bin", "", "", 0755, true, ""});
+	v.push_back({"bin/busybox", guest_busybox(o), "", 0755, false, ""});
+	v.push_back({g + "/bin/stap-pmu-loader", o.loader_path, "", 0755, false, ""});
+	// a guest program a script probes is a link to its copy at the host path
+	for (const std::string *prog : {&o.workload_path, &o.uprobe_target_path}) {
+		if (prog->empty())
+			continue;
+		std::string dst = g + "/bin/" + base_name(*prog), copy = user_copy_of(o, *prog);
+		if (copy.empty())
+			v.push_back({dst, *prog, "", 0755, false, ""});
+		else
+			v.push_back({dst, "", "", 0777, false, copy});
+	}
+	v.push_back({guest_module_path(o).substr(1), o.module_path, "", 0644, false, ""});
 	if (!o.extra_modules.empty())
-		v.push_back({g + "/extra", "", "", 0755, true});
+		v.push_back({g + "/extra", "", "", 0755, true, ""});
 	for (const std::string &m : o.extra_modules)
-		v.push_back({g + "/extra/" + base_name(m), m, "", 0644, false});
-	v.push_back({"init", "", init_script(o), 0755, false});
+		v.push_back({g + "/extra/" + base_name(m), m, "", 0644, false, ""});
+	v.push_back({"init", "", init_script(o), 0755, false, ""});
 	return v;
+}
+
+std::string user_copy_of(const VmOptions &o, const std::string &program)
+{
+	for (const std::string &f : o.user_files) {
+		std::error_code ec;
+		if (f == program || std::filesystem::equivalent(f, program, ec))
+			return f;
+	}
+	return "";
 }
 
 std::string kernel_cmdline(const VmOptions &o)

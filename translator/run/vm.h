@@ -22,6 +22,8 @@
 #include <string_view>
 #include <vector>
 
+#include "translator/support/result.h"
+
 namespace stap_pmu::vm {
 
 // The guest kernel to boot, filled by the driver (from kernelinfo's
@@ -41,6 +43,13 @@ struct VmOptions {
 	GuestImage kernel;                // the guest kernel to boot
 	std::string loader_path;          // static stap-pmu-loader
 	std::string workload_path;        // static pmu-workload
+	std::string uprobe_target_path;   // uprobe-target ("" or missing: not shipped)
+	// Absolute host paths of the ELF files the script's process probes name:
+	// each is in the guest at the same path, with its interpreter and
+	// libraries (vm_files.h); a guest program among them (pmu-workload,
+	// uprobe-target) is that same file in /stap-pmu/bin (uprobes attach to
+	// inodes).
+	std::vector<std::string> user_files;
 	std::string busybox_path = "/bin/busybox"; // static busybox (busybox-static)
 	std::string qemu = "qemu-system-x86_64";
 	// -accel. Single-threaded TCG: with multi-threaded TCG (QEMU 7.2), unregistering
@@ -57,6 +66,10 @@ struct VmOptions {
 	// command with no loader process, then "stap-pmu-loader -S" stops the
 	// module and delivers its output (end probes' included).
 	bool at_boot = false;
+	// --vm-after: a shell command /init runs once the script has ended and
+	// its module is unloaded, its output after the script's ("" : none), e.g.
+	// a check that a probed program runs clean again (no "[uprobes]" area)
+	std::string after_command;
 	std::vector<std::string> extra_qemu_args;
 	int timeout_s = 300;              // whole VM run, boot included
 	int stop_grace_s = 15;            // after "stop" is sent, before QEMU is killed
@@ -80,6 +93,7 @@ struct InitramfsEntry {
 	std::string content;  // literal file content when source is "" and !is_dir
 	unsigned mode = 0755;
 	bool is_dir = false;
+	std::string link;     // a symbolic link to this target (source, content unused)
 };
 
 constexpr const char *kGuestDir = "stap-pmu";            // /stap-pmu in the guest
@@ -97,9 +111,16 @@ std::string at_boot_init_script(const VmOptions &opts);  // /init of --vm-at-boo
 // time before the work; exit marker, kernel log and power-off after it.
 std::string init_setup_lines(const VmOptions &opts);
 std::string init_exit_lines();
+// The --vm-after command's line ("" : none), after the module is gone.
+std::string after_lines(const VmOptions &opts);
 std::string base_name(const std::string &path);          // "/a/b.ko" -> "b.ko"
 const std::string &guest_busybox(const VmOptions &opts); // kernel.busybox, else busybox_path
 std::vector<InitramfsEntry> initramfs_entries(const VmOptions &opts);
+// initramfs_entries and the user files' entries (vm_files.h), each path once;
+// reads the host's files. Error: a user file or a library it needs is missing.
+Result<std::vector<InitramfsEntry>> guest_entries(const VmOptions &opts);
+// The user file that is the same host file as `program` ("" : none).
+std::string user_copy_of(const VmOptions &opts, const std::string &program);
 std::string kernel_cmdline(const VmOptions &opts);
 // Guest device names of the loader's stdout, stderr and the control port.
 struct GuestPorts {

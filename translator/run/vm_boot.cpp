@@ -44,6 +44,7 @@ std::string at_boot_init_script(const VmOptions &o)
 	     " >&3 2>&4\n";
 	s += "\trc=$?\n";
 	s += "fi\n";
+	s += after_lines(o);
 	return s + init_exit_lines();
 }
 

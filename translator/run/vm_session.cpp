@@ -85,10 +85,19 @@ Status write_root(const VmOptions &o, const std::string &root, const std::string
 	if (ec)
 		return fail("cannot create " + root + ": " + ec.message());
 	std::string list;
-	for (const auto &e : initramfs_entries(o)) {
+	auto entries = guest_entries(o);
+	if (!entries)
+		return entries.error();
+	for (const auto &e : *entries) {
 		std::string dst = root + "/" + e.path;
 		if (e.is_dir) {
 			fs::create_directories(dst, ec);
+		} else if (!e.link.empty()) {
+			fs::create_symlink(e.link, dst, ec);
+			if (!ec) {
+				list += e.path + "\n";
+				continue; // no chmod through a link
+			}
 		} else if (!e.source.empty()) {
 			fs::copy_file(e.source, dst, fs::copy_options::overwrite_existing, ec);
 		} else {

@@ -342,7 +342,13 @@ void Checker::global_lock()
 
 SemaResult analyze(const Script &script, const KernelFacts *facts, Diagnostics &diags)
 {
-	return sema_impl::Checker(script, facts_or_none(facts), diags).run();
+	return analyze(script, facts, nullptr, diags);
+}
+
+SemaResult analyze(const Script &script, const KernelFacts *facts, const ProcessFacts *process,
+		   Diagnostics &diags)
+{
+	return sema_impl::Checker(script, facts_or_none(facts), process, diags).run();
 }
 
 } // namespace stap_pmu

@@ -143,6 +143,11 @@ struct SemaResult {
 // variables and @cast ask (nullptr: none, they fail as for a kernel without
 // debugging information, NoKernelFacts).
 SemaResult analyze(const Script &script, const KernelFacts *facts, Diagnostics &diags);
+// process: the user-space binaries, which process("PATH") probe points and
+// their target variables ask (nullptr: process probes are reported as not
+// available).
+SemaResult analyze(const Script &script, const KernelFacts *facts, const ProcessFacts *process,
+		   Diagnostics &diags);
 inline SemaResult analyze(const Script &script, Diagnostics &diags)
 {
 	return analyze(script, nullptr, diags);

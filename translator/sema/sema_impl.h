@@ -29,8 +29,8 @@ struct Scope {
 
 class Checker {
 public:
-	Checker(const Script &s, const KernelFacts &f, Diagnostics &d)
-		: script_(s), facts_(f), diags_(d)
+	Checker(const Script &s, const KernelFacts &f, const ProcessFacts *pf, Diagnostics &d)
+		: script_(s), facts_(f), process_(pf), diags_(d)
 	{
 	}
 
@@ -112,6 +112,14 @@ private:
 	bool target_var(const Expr &e, const std::string &spelling, bool entry, bool quiet,
 			bool address = false);
 	Type address_of(const Expr &e);
+	// How point p reads spelling: process probes ask the process facts
+	// (markers: their $argN), the others the kernel's; the error for a
+	// point without target variables.
+	Result<TargetAccess> point_access(const ResolvedPoint &p, const std::string &spelling,
+					  bool ret) const;
+	Result<TargetAccess> mark_access(const ResolvedPoint &p, const std::string &spelling) const;
+	// $$parms of a process probe: each parameter (markers: arg1..argN)
+	bool process_parms(const Expr &e, ResolvedPoint &p);
 	void subscripts(const Expr &e);
 
 	Type var(const Expr &e);
@@ -187,6 +195,7 @@ private:
 
 	const Script &script_;
 	const KernelFacts &facts_; // the target kernel
+	const ProcessFacts *process_; // user-space binaries (nullptr: none)
 	Diagnostics &diags_;
 	SemaResult r_;
 	Scope scope_;
@@ -199,6 +208,8 @@ private:
 	std::set<std::pair<const ResolvedPoint *, size_t>> tvar_failed_;
 	size_t cur_body_ = SIZE_MAX;
 	bool changed_ = false;
+	// process probes' $$parms lists: true when built for $$vars (with locals)
+	std::map<const ResolvedPoint *, bool> parms_vars_;
 	// @cast expressions resolved (each once): the error, or none
 	std::unordered_map<const Expr *, std::optional<CastError>> casts_;
 };

@@ -43,7 +43,7 @@ bool Checker::expand(const ProbePoint &pp, int depth, std::vector<Expansion> &ou
 	if (aliases.empty()) {
 		Expansion e;
 		Diagnostics scratch;
-		auto rps = resolve_probe_points(pp, ProbeContext{optional ? scratch : diags_, facts_});
+		auto rps = resolve_probe_points(pp, ProbeContext{optional ? scratch : diags_, facts_, process_});
 		if (!rps)
 			return optional;
 		for (ResolvedPoint &rp : *rps)

@@ -83,6 +83,75 @@ Symbol *Checker::resolve_var(const Expr &e)
 	return sym;
 }
 
+static bool is_process(ProbeKind k)
+{
+	return k == ProbeKind::Uprobe || k == ProbeKind::Uretprobe || k == ProbeKind::ProcessBegin ||
+	       k == ProbeKind::ProcessEnd;
+}
+
+static bool is_return(ProbeKind k)
+{
+	return k == ProbeKind::Kretprobe || k == ProbeKind::Uretprobe;
+}
+
+// A user function known from its ELF symbol only.
+static Error no_dwarf(const UserFunction &f)
+{
+	return Error{"no DWARF for " + f.fn.name + " in " + f.path +
+			     ": $vars need debugging information (-g, or a debug file under "
+			     "/usr/lib/debug)",
+		     ""};
+}
+
+// $argN of an SDT marker probe: the note's N-th argument.
+Result<TargetAccess> Checker::mark_access(const ResolvedPoint &p, const std::string &spelling) const
+{
+	const SdtMark &m = *p.mark;
+	std::vector<std::string> parts = split_target_spelling(spelling);
+	const std::string &var = parts.empty() ? spelling : parts[0];
+	size_t digits = var.size() > 3 && var.rfind("arg", 0) == 0
+				? var.find_first_not_of("0123456789", 3)
+				: 0;
+	if (digits != std::string::npos) // not $argN
+		return fail("'" + spelling + "' in '" + p.name + "': SDT marker probes have $arg1 to $argN",
+			    "the marker passes " + std::to_string(m.args.size()) + " argument(s)");
+	size_t n = std::stoul(var.substr(3));
+	if (n < 1 || n > m.args.size())
+		return fail("'$" + var + "' in '" + p.name + "': the marker has " +
+				    std::to_string(m.args.size()) + " argument(s)",
+			    m.args.empty() ? "it passes none"
+					   : "use $arg1 to $arg" + std::to_string(m.args.size()));
+	if (parts.size() > 1)
+		return fail("'" + spelling + "': an SDT marker's arguments have no types to take "
+					     "members or indexes of",
+			    "read what $" + var + " points to with user_long(), user_int() or "
+			    "user_string()");
+	if (m.args[n - 1].size == 0) // a note argument the facts could not parse
+		return fail("'$" + var + "' in '" + p.name + "': cannot read the marker's argument '" +
+				    (n <= m.arg_text.size() ? m.arg_text[n - 1] : "?") + "'",
+			    "the note spells it in a form stap-pmu does not know");
+	return m.args[n - 1];
+}
+
+Result<TargetAccess> Checker::point_access(const ResolvedPoint &p, const std::string &spelling,
+					   bool ret) const
+{
+	if (p.mark)
+		return mark_access(p, spelling);
+	if (p.kind == ProbeKind::ProcessBegin || p.kind == ProbeKind::ProcessEnd)
+		return fail("target variable '" + spelling + "' in '" + p.name +
+				    "': process begin and end probes have no target variables",
+			    "probe a function of the program: process(\"PATH\").function(\"f\")");
+	if (p.ufunc) {
+		if (!p.ufunc->has_dwarf || !process_)
+			return no_dwarf(*p.ufunc);
+		return process_->target_access(*p.ufunc, spelling, ret);
+	}
+	if (!p.func)
+		return fail("target variable '" + spelling + "' in '" + p.name + "', which has no DWARF");
+	return facts_.target_access(*p.func, spelling, ret);
+}
+
 // A target variable read ($x, $x->f, @entry($x)): resolved with the
 // kernel's facts for every probe point of the body. Returns false when it cannot be read.
 bool Checker::target_var(const Expr &e, const std::string &spelling, bool entry, bool quiet,
@@ -103,9 +172,7 @@ bool Checker::target_var(const Expr &e, const std::string &spelling, bool entry,
 		// variable may also be read elsewhere in the body)
 		for (ProbeInstance &pi : r_.instances)
 			if (pi.body == cur_body_ &&
-			    (!pi.point.func ||
-			     !facts_.target_access(*pi.point.func, spelling,
-						   pi.point.kind == ProbeKind::Kretprobe)))
+			    !point_access(pi.point, spelling, is_return(pi.point.kind)))
 				return false;
 		return true;
 	}
@@ -128,7 +195,7 @@ bool Checker::target_var(const Expr &e, const std::string &spelling, bool entry,
 		// until resolved: a later variable's resolution pads p.tvars past
 		// k, which must not hide this one's error in the reporting round
 		tvar_failed_.insert({&p, k});
-		if (!p.func) {
+		if (!p.func && !is_process(p.kind)) {
 			error(e.loc, "target variable '" + spelling + "' in '" + p.name +
 					     "', which has no DWARF",
 			      "target variables need kernel.function(\"f\"), "
@@ -136,13 +203,13 @@ bool Checker::target_var(const Expr &e, const std::string &spelling, bool entry,
 			ok = false;
 			continue;
 		}
-		bool ret = p.kind == ProbeKind::Kretprobe;
+		bool ret = is_return(p.kind);
 		if (entry && !ret) {
 			error(e.loc, "@entry() is only meaningful in .return probes");
 			ok = false;
 			continue;
 		}
-		auto acc = facts_.target_access(*p.func, spelling, ret);
+		auto acc = point_access(p, spelling, ret);
 		if (!acc) {
 			error(e.loc, acc.error().what, acc.error().hint);
 			ok = false;
@@ -189,6 +256,13 @@ bool Checker::target_var(const Expr &e, const std::string &spelling, bool entry,
 Type Checker::var(const Expr &e)
 {
 	if (e.text.rfind("$$locals", 0) == 0) {
+		for (ProbeInstance &pi : r_.instances)
+			if (pi.body == cur_body_ && is_process(pi.point.kind)) {
+				error(e.loc, "'" + e.text + "' is not supported in process probes",
+				      "read locals by name ($name), or print the parameters and the locals "
+				      "with $$vars");
+				return set(e, Type::Unknown);
+			}
 		error(e.loc, "'" + e.text + "': kernel function probes have no locals here",
 		      "stap-pmu reads parameters at entry only: use $$parms (or $$parms$ to "
 		      "pretty-print them)");
@@ -204,13 +278,18 @@ Type Checker::var(const Expr &e)
 		for (ProbeInstance &pi : r_.instances) {
 			if (!ok || pi.body != cur_body_ || pi.point.kind == ProbeKind::Tracepoint)
 				continue;
-			if (!pi.point.func) {
+			if (is_process(pi.point.kind) && pi.point.kind != ProbeKind::Uretprobe) {
+				if (!process_parms(e, pi.point))
+					return set(e, Type::Unknown);
+				continue;
+			}
+			if (!pi.point.func && !is_process(pi.point.kind)) {
 				error(e.loc, "'" + e.text + "' in '" + pi.point.name + "', which has no DWARF",
 				      "$$parms needs kernel.function(\"f\"), "
 				      "module(\"m\").function(\"f\") or kernel.trace(\"sys:event\")");
 				return set(e, Type::Unknown);
 			}
-			if (pi.point.kind == ProbeKind::Kretprobe) {
+			if (is_return(pi.point.kind)) {
 				error(e.loc, "'" + e.text + "' in '" + pi.point.name +
 						     "': a .return probe has no parameters",
 				      "read them with @entry($name)");
@@ -240,7 +319,7 @@ Type Checker::var(const Expr &e)
 		bool ok = cur_body_ != SIZE_MAX;
 		for (ProbeInstance &pi : r_.instances) {
 			if (!ok || pi.body != cur_body_ ||
-			    (pi.point.kind == ProbeKind::Kretprobe && pi.point.func))
+			    (is_return(pi.point.kind) && pi.point.func))
 				continue;
 			error(e.loc, "'$$return' in '" + pi.point.name + "', which is not a .return probe "
 					     "of a function with a prototype",
@@ -274,6 +353,53 @@ Type Checker::var(const Expr &e)
 	return set(e, sym->type);
 }
 
+// $$parms of a process probe: every parameter the facts can read at the
+// probe (nothing: printed "?"), a marker's arg1..argN; $$vars: the
+// parameters, then the locals visible there. False: reported.
+bool Checker::process_parms(const Expr &e, ResolvedPoint &p)
+{
+	if (p.kind == ProbeKind::ProcessBegin || p.kind == ProbeKind::ProcessEnd) {
+		error(e.loc, "'" + e.text + "' in '" + p.name +
+				     "': process begin and end probes have no parameters");
+		return false;
+	}
+	if (p.mark) {
+		if (p.parms.empty())
+			for (size_t i = 0; i < p.mark->args.size(); i++)
+				p.parms.emplace_back("arg" + std::to_string(i + 1), p.mark->args[i]);
+		return true;
+	}
+	if (!p.ufunc || !p.ufunc->has_dwarf || !process_) {
+		if (p.ufunc)
+			error(e.loc, no_dwarf(*p.ufunc).what);
+		return !p.ufunc;
+	}
+	bool vars = e.text == "$$vars"; // the locals too
+	if (auto seen = parms_vars_.find(&p); seen != parms_vars_.end()) {
+		if (seen->second == vars)
+			return true;
+		error(e.loc, "'$$parms' and '$$vars' in one probe on '" + p.name + "'",
+		      "they print one list in process probes: use one of them");
+		return false;
+	}
+	parms_vars_[&p] = vars;
+	std::vector<std::string> names;
+	for (const KernelParam &prm : p.ufunc->fn.params)
+		names.push_back(prm.name);
+	if (vars)
+		for (const std::string &l : process_->locals(*p.ufunc))
+			names.push_back(l);
+	for (const std::string &name : names) {
+		std::optional<TargetAccess> a;
+		if (auto r = process_->target_access(*p.ufunc, "$" + name, false))
+			a = *r;
+		if (a && !a->offsets.empty())
+			a.reset(); // a struct passed by value: not one value
+		p.parms.emplace_back(name, a);
+	}
+	return true;
+}
+
 // $x$ (one level: nested structs "{...}", arrays "[...]") and $x$$ (nested
 // structs and arrays expanded, pretty_depth levels): the value of $x, and
 // for every probe point what it prints (KernelFacts::type_members).
@@ -290,6 +416,12 @@ void Checker::pretty_var(const Expr &e)
 	for (ProbeInstance &pi : r_.instances) {
 		if (pi.body != cur_body_ || !pi.point.func || pi.point.pretty.count({k, depth}))
 			continue;
+		if (is_process(pi.point.kind)) {
+			error(e.loc, "'" + e.text + "' in '" + pi.point.name +
+					     "': process probes do not pretty-print values",
+			      "print the members you want: " + spelling + "->member");
+			continue;
+		}
 		auto p = facts_.type_members(*pi.point.func, spelling,
 					     pi.point.kind == ProbeKind::Kretprobe, depth);
 		if (!p) {
@@ -320,6 +452,12 @@ Type Checker::pretty_all(const Expr &e)
 		ResolvedPoint &p = pi.point;
 		if (pi.body != cur_body_ || !p.func)
 			continue;
+		if (is_process(p.kind)) {
+			error(e.loc, "'" + e.text + "' in '" + p.name +
+					     "': process probes do not pretty-print values",
+			      "print them plainly: " + plain);
+			return set(e, Type::Unknown);
+		}
 		bool in_ret = p.kind == ProbeKind::Kretprobe;
 		if (ret) {
 			if (p.func->ret_type == "void" || p.pretty_return.count(depth))

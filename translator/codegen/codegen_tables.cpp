@@ -249,7 +249,9 @@ void Emitter::probe_table()
 			os_ << "\t\t.parms = stp_parms_" << pidx << ",\n\t\t.nparms = " << p.parms.size()
 			    << ",\n\t\t.parm_names = " << c_string(names) << ",\n";
 		}
-		if (p.func && (p.kind == ProbeKind::Tracepoint || !p.parms.empty())) {
+		// user-space addresses print as they are (only kernel ones are hashed)
+		bool user = p.kind == ProbeKind::Uprobe || p.kind == ProbeKind::Uretprobe;
+		if (p.func && !user && (p.kind == ProbeKind::Tracepoint || !p.parms.empty())) {
 			uint64_t mask = 0;
 			for (size_t j = 0; j < p.func->params.size() && j < 64; j++)
 				if (p.func->params[j].type.find('*') != std::string::npos)
@@ -262,7 +264,7 @@ void Emitter::probe_table()
 		if ((p.kind == ProbeKind::Kretprobe || p.kind == ProbeKind::Uretprobe) && fn &&
 		    fn->ret_type != "void")
 			os_ << "\t\t.ret_shown = "
-			    << (fn->ret_type.find('*') != std::string::npos ? 2 : 1) << ",\n";
+			    << (!user && fn->ret_type.find('*') != std::string::npos ? 2 : 1) << ",\n";
 		// timer.jiffies: the tick is the target kernel's, known to the build
 		const char *unit = p.in_jiffies ? "ULL * TICK_NSEC" : "ULL";
 		if (p.period_ns)

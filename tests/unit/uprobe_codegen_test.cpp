@@ -54,6 +54,13 @@ TEST(UprobeCodegen, ProbeTableAndLocationVariables)
 	chain.offsets = {16};
 	chain.deref_last = true;
 	u.tvars.push_back(chain);
+	// $$parms of a user function: a pointer parameter prints as it is
+	auto fn = std::make_shared<KernelFunction>();
+	fn->name = "f";
+	fn->ret_type = "char *";
+	fn->params.push_back({"p", "struct s *", -1, ""});
+	u.func = fn;
+	u.parms.emplace_back("p", loc(Location::Reg, 5, 0, 8, false));
 	ResolvedPoint &r = c.sema.instances[1].point;
 	r.kind = ProbeKind::Uretprobe;
 	r.path = "/bin/x";
@@ -90,6 +97,11 @@ TEST(UprobeCodegen, ProbeTableAndLocationVariables)
 	// uprobe has a semaphore
 	EXPECT_EQ(code.find(".kind = STP_PROBE_PROCESS_BEGIN,\n\t\t.path"), std::string::npos);
 	EXPECT_EQ(code.find(".semaphore"), code.rfind(".semaphore"));
+	// user addresses are not hashed like kernel ones
+	EXPECT_NE(code.find("\t{ .base = STP_TVAR_LOC, .lkind = STP_LOC_REG, .reg = 5, .loff = 0LL, "
+			    ".size = 8, .is_signed = 0, .user = 1 }, /* p */"),
+		  std::string::npos);
+	EXPECT_EQ(code.find(".parm_ptrmask"), std::string::npos);
 }
 
 TEST(UprobeCodegen, OnlyScriptsWithUserProbesHaveThem)

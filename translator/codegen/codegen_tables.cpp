@@ -249,7 +249,9 @@ void Emitter::probe_table()
 			os_ << "\t\t.parms = stp_parms_" << pidx << ",\n\t\t.nparms = " << p.parms.size()
 			    << ",\n\t\t.parm_names = " << c_string(names) << ",\n";
 		}
-		if (p.func && (p.kind == ProbeKind::Tracepoint || !p.parms.empty())) {
+		// user-space addresses print as they are (only kernel ones are hashed)
+		bool user = p.kind == ProbeKind::Uprobe || p.kind == ProbeKind::Uretprobe;
+		if (p.func && !user && (p.kind == ProbeKind::Tracepoint || !p.parms.empty())) {
 			uint64_t mask = 0;
 			for (size_t j = 0; j < p.func->params.size() && j < 64; j++)
 				if (p.func->params[j].type.find('*') != std::string::npos)
@@ -262,7 +264,7 @@ void Emitter::probe_table()
 		if ((p.kind == ProbeKind::Kretprobe || p.kind == ProbeKind::Uretprobe) && fn &&
 		    fn->ret_type != "void")
 			os_ << "\t\t.ret_shown = "
-			    << (fn->ret_type.find('*') != std::string::npos ? 2 : 1) << ",\n";
+			    << (!user && fn->ret_type.find('*') != std::string::npos ? 2 : 1) << ",\n";
 		// timer.jiffies: the tick is the target kernel's, known to the build
 		const char *unit = p.in_jiffies ? "ULL * TICK_NSEC" : "ULL";
 		if (p.period_ns)
@@ -271,7 +273,7 @@ void Emitter::probe_table()
 			os_ << "\t\t.randomize_ns = " << p.randomize_ns << unit << ",\n";
 		if (p.maxactive)
 			os_ << "\t\t.maxactive = " << p.maxactive << ",\n";
-		user_point(p);
+		user_point(p, pi.body);
 		if (p.kind == ProbeKind::Perf) {
 			os_ << "\t\t.event = " << p.event_index << ",\n";
 			if (p.sample_freq)
@@ -295,7 +297,7 @@ void Emitter::probe_table()
 
 // The file, offsets and SDT semaphore of a process probe point
 // (runtime/stp_uprobes.h); nothing for other kinds.
-void Emitter::user_point(const ResolvedPoint &p)
+void Emitter::user_point(const ResolvedPoint &p, size_t body)
 {
 	bool uprobe = p.kind == ProbeKind::Uprobe || p.kind == ProbeKind::Uretprobe;
 	bool process = p.kind == ProbeKind::ProcessBegin || p.kind == ProbeKind::ProcessEnd;
@@ -305,6 +307,9 @@ void Emitter::user_point(const ResolvedPoint &p)
 		os_ << "\t\t.path = " << c_string(p.path) << ",\n";
 	if (!uprobe)
 		return;
+	if (p.kind == ProbeKind::Uretprobe && !sema_.bodies[body].entry_exprs.empty())
+		os_ << "\t\t.entry_fn = stp_entry_" << body << ",\n\t\t.nentry = "
+		    << sema_.bodies[body].entry_exprs.size() << ",\n";
 	os_ << "\t\t.uoffset = 0x" << std::hex << p.uoffset << "ULL,\n\t\t.uvaddr = 0x" << p.uvaddr
 	    << "ULL,\n";
 	if (p.semaphore)

@@ -82,6 +82,13 @@ public:
 		return fail("no parameter or local '" + spelling.substr(1) + "' in " + f.fn.name);
 	}
 
+	std::vector<std::string> locals(const UserFunction &f) const override
+	{
+		if (f.fn.name == "work")
+			return {"total"};
+		return {};
+	}
+
 	Result<std::vector<SdtMark>> marks(const std::string &path, const std::string &provider,
 					   const std::string &name_glob) const override
 	{
@@ -289,6 +296,18 @@ TEST(ProcessProbes, MarkersAndTheirArguments)
 	EXPECT_TRUE(in[2].point.parms.empty());
 }
 
+TEST(ProcessProbes, VarsAddTheLocals)
+{
+	Checked c("probe process(\"prog\").function(\"work\") { println($$vars) }");
+	ASSERT_FALSE(c.diags.has_errors()) << c.rendered();
+	const ResolvedPoint &p = c.sema.instances[0].point;
+	ASSERT_EQ(p.parms.size(), 2u);
+	EXPECT_EQ(p.parms[0].first, "n");
+	EXPECT_EQ(p.parms[1].first, "total");
+	ASSERT_TRUE(p.parms[1].second);
+	EXPECT_EQ(p.parms[1].second->loc.kind, Location::Mem);
+}
+
 TEST(ProcessProbes, ParmsAndDefined)
 {
 	Checked c("probe process(\"prog\").function(\"main\") { println($$parms);"
@@ -404,7 +423,12 @@ TEST(ProcessProbes, TargetVariableErrors)
 		  ".return': a .return probe has no parameters [read them with @entry($name)]");
 	EXPECT_EQ(first_error("probe process(\"prog\").function(\"work\") { println($$locals) }"),
 		  "t.stp:1:50: '$$locals' is not supported in process probes [read locals by name "
-		  "($name); $$parms prints the parameters]");
+		  "($name), or print the parameters and the locals with $$vars]");
+	EXPECT_EQ(first_error("probe process(\"prog\").function(\"work\") { println($$parms);"
+			      " println($$vars) }"),
+		  "t.stp:1:68: '$$parms' and '$$vars' in one probe on "
+		  "'process(\"/usr/bin/prog\").function(\"work@prog.c:20\")' [they print one list in "
+		  "process probes: use one of them]");
 	EXPECT_EQ(first_error("probe process(\"prog\").function(\"work\") { println($n$) }"),
 		  "t.stp:1:50: '$n$' in 'process(\"/usr/bin/prog\").function(\"work@prog.c:20\")': "
 		  "process probes do not pretty-print values [print the members you want: $n->member]");

@@ -194,6 +194,30 @@ TEST(UserInfo, ResolvePathErrors)
 	EXPECT_TRUE(facts("arm64").resolve_path(arm).ok());
 	EXPECT_EQ(facts("arm64").resolve_path(prog0).error().what,
 		  fs::canonical(prog0).string() + " is an x86-64 ELF file, the target is arm64");
+	// a bare name: the first program of the target's architecture, past
+	// one of another architecture earlier in $PATH
+	fs::create_directories(t->path() + "/host");
+	fs::create_directories(t->path() + "/guest");
+	fs::copy_file(prog0, t->path() + "/host/prog");
+	fs::copy_file(dir + "/prog_arm64_O0", t->path() + "/guest/prog");
+	std::string saved = getenv("PATH") ? getenv("PATH") : "";
+	setenv("PATH", (t->path() + "/host").c_str(), 1);
+	ElfProcessFactsOptions o;
+	o.arch = "arm64";
+	o.extra_dirs = {t->path() + "/guest"};
+	auto g = ElfProcessFacts(o).resolve_path("prog");
+	o.arch = "x86";
+	auto h = ElfProcessFacts(o).resolve_path("prog");
+	o.arch = "arm64";
+	o.extra_dirs = {};
+	auto none = ElfProcessFacts(o).resolve_path("prog");
+	setenv("PATH", saved.c_str(), 1);
+	ASSERT_TRUE(g.ok()) << g.error().what;
+	EXPECT_EQ(*g, t->path() + "/guest/prog");
+	ASSERT_TRUE(h.ok());
+	EXPECT_EQ(*h, t->path() + "/host/prog");
+	ASSERT_FALSE(none.ok());
+	EXPECT_EQ(none.error().what, t->path() + "/host/prog is an x86-64 ELF file, the target is arm64");
 #endif
 }
 
@@ -422,10 +446,32 @@ TEST(UserInfo, BlockLocal)
 	EXPECT_EQ(g->size, 8u);
 	EXPECT_TRUE(g->is_signed);
 	// $$locals: the block's first, then the function's
-	EXPECT_EQ(f.locals(st), (std::vector<std::string>{"i", "n", "q", "p"}));
+	EXPECT_EQ(f.locals(st), (std::vector<std::string>{"i", "n", "q", "p", "tag"}));
+	// a char array in a stack slot: its address, an element, a run-time index
+	long tag = 16 + fbreg_of(prog0, "main", "tag");
+	auto addr = f.target_access(st, "$tag", false);
+	ASSERT_TRUE(addr.ok()) << addr.error().what;
+	EXPECT_EQ(addr->loc.kind, Location::RegOffset);
+	EXPECT_EQ(addr->loc.reg, 6);
+	EXPECT_EQ(addr->loc.off, tag);
+	EXPECT_EQ(addr->size, 8u);
+	auto c2 = f.target_access(st, "$tag[2]", false);
+	ASSERT_TRUE(c2.ok()) << c2.error().what;
+	EXPECT_EQ(c2->loc.kind, Location::Mem);
+	EXPECT_EQ(c2->loc.off, tag + 2);
+	EXPECT_EQ(c2->size, 1u);
+	EXPECT_FALSE(f.target_access(st, "$tag[8]", false).ok());
+	auto ci = f.target_access(st, "$tag[]", false);
+	ASSERT_TRUE(ci.ok()) << ci.error().what;
+	EXPECT_EQ(ci->loc.kind, Location::RegOffset);
+	EXPECT_EQ(ci->loc.off, tag);
+	EXPECT_EQ(ci->offsets, (std::vector<int32_t>{0}));
+	ASSERT_EQ(ci->indices.size(), 1u);
+	EXPECT_EQ(ci->indices[0].stride, 1);
+	EXPECT_TRUE(ci->deref_last);
 	// outside the block the name is unknown
 	UserFunction entry = one(f, prog0, "main", false);
-	EXPECT_EQ(f.locals(entry), (std::vector<std::string>{"n", "q", "p"}));
+	EXPECT_EQ(f.locals(entry), (std::vector<std::string>{"n", "q", "p", "tag"}));
 	EXPECT_FALSE(f.target_access(entry, "$i", false).ok());
 }
 

@@ -121,8 +121,8 @@ std::string process_vars(const ResolvedPoint &p)
 // wildcards expanded). False when pat is another pattern.
 Result<bool> list_process(const Cli &cli, const std::string &pat, int &rc)
 {
-	if (pat.rfind("process", 0) != 0 || (pat.size() > 7 && pat[7] != '(' && pat[7] != '.'))
-		return false;
+	if (pat.rfind("process(", 0) != 0)
+		return false; // process.begin/.end are among the fixed names
 	SourceFile file("<pattern>", "probe " + pat + " { }");
 	Diagnostics diags;
 	Script script = parse(file, diags);
@@ -234,7 +234,8 @@ Result<int> list_one(const Cli &cli, const std::string &pat)
 					  "procfs(\"NAME\").read", "procfs(\"NAME\").read.maxsize(N)",
 					  "procfs(\"NAME\").write", "procfs.umask(U).read",
 					  "procfs.umask(U).write", "procfs(\"NAME\").umask(U).read",
-					  "procfs(\"NAME\").umask(U).write"};
+					  "procfs(\"NAME\").umask(U).write", "process.begin",
+					  "process.end"};
 	// aliases match component by component, as probe points do:
 	// 'syscall.*' lists syscall.read, not syscall.read.return
 	std::set<std::string> aliases;

@@ -208,6 +208,8 @@ private:
 	std::set<std::pair<const ResolvedPoint *, size_t>> tvar_failed_;
 	size_t cur_body_ = SIZE_MAX;
 	bool changed_ = false;
+	// process probes' $$parms lists: true when built for $$vars (with locals)
+	std::map<const ResolvedPoint *, bool> parms_vars_;
 	// @cast expressions resolved (each once): the error, or none
 	std::unordered_map<const Expr *, std::optional<CastError>> casts_;
 };

@@ -259,7 +259,8 @@ Type Checker::var(const Expr &e)
 		for (ProbeInstance &pi : r_.instances)
 			if (pi.body == cur_body_ && is_process(pi.point.kind)) {
 				error(e.loc, "'" + e.text + "' is not supported in process probes",
-				      "read locals by name ($name); $$parms prints the parameters");
+				      "read locals by name ($name), or print the parameters and the locals "
+				      "with $$vars");
 				return set(e, Type::Unknown);
 			}
 		error(e.loc, "'" + e.text + "': kernel function probes have no locals here",
@@ -353,7 +354,8 @@ Type Checker::var(const Expr &e)
 }
 
 // $$parms of a process probe: every parameter the facts can read at the
-// probe (nothing: printed "?"), a marker's arg1..argN. False: reported.
+// probe (nothing: printed "?"), a marker's arg1..argN; $$vars: the
+// parameters, then the locals visible there. False: reported.
 bool Checker::process_parms(const Expr &e, ResolvedPoint &p)
 {
 	if (p.kind == ProbeKind::ProcessBegin || p.kind == ProbeKind::ProcessEnd) {
@@ -361,11 +363,10 @@ bool Checker::process_parms(const Expr &e, ResolvedPoint &p)
 				     "': process begin and end probes have no parameters");
 		return false;
 	}
-	if (!p.parms.empty())
-		return true;
 	if (p.mark) {
-		for (size_t i = 0; i < p.mark->args.size(); i++)
-			p.parms.emplace_back("arg" + std::to_string(i + 1), p.mark->args[i]);
+		if (p.parms.empty())
+			for (size_t i = 0; i < p.mark->args.size(); i++)
+				p.parms.emplace_back("arg" + std::to_string(i + 1), p.mark->args[i]);
 		return true;
 	}
 	if (!p.ufunc || !p.ufunc->has_dwarf || !process_) {
@@ -373,13 +374,28 @@ bool Checker::process_parms(const Expr &e, ResolvedPoint &p)
 			error(e.loc, no_dwarf(*p.ufunc).what);
 		return !p.ufunc;
 	}
-	for (const KernelParam &prm : p.ufunc->fn.params) {
+	bool vars = e.text == "$$vars"; // the locals too
+	if (auto seen = parms_vars_.find(&p); seen != parms_vars_.end()) {
+		if (seen->second == vars)
+			return true;
+		error(e.loc, "'$$parms' and '$$vars' in one probe on '" + p.name + "'",
+		      "they print one list in process probes: use one of them");
+		return false;
+	}
+	parms_vars_[&p] = vars;
+	std::vector<std::string> names;
+	for (const KernelParam &prm : p.ufunc->fn.params)
+		names.push_back(prm.name);
+	if (vars)
+		for (const std::string &l : process_->locals(*p.ufunc))
+			names.push_back(l);
+	for (const std::string &name : names) {
 		std::optional<TargetAccess> a;
-		if (auto r = process_->target_access(*p.ufunc, "$" + prm.name, false))
+		if (auto r = process_->target_access(*p.ufunc, "$" + name, false))
 			a = *r;
 		if (a && !a->offsets.empty())
 			a.reset(); // a struct passed by value: not one value
-		p.parms.emplace_back(prm.name, a);
+		p.parms.emplace_back(name, a);
 	}
 	return true;
 }

@@ -137,6 +137,29 @@ bool fold_steps(Location &loc, Dwarf_Die &t, const std::vector<std::string> &ste
 	return true;
 }
 
+// An array in a stack slot (acc.loc Mem) is its address: with no steps
+// left that is the value (for user_string($buf) and the like; true), with
+// a run-time index left t becomes the element type at that address
+// (pointee set) for the walk.
+bool array_address(TargetAccess &acc, Dwarf_Die &t, const std::vector<std::string> &rest,
+		   bool &pointee)
+{
+	Dwarf_Die bare = t, elem;
+	if (acc.loc.kind != Location::Mem || !dwarfloc::strip(&bare) ||
+	    dwarf_tag(&bare) != DW_TAG_array_type || dwarfloc::array_dims(&bare).size() != 1 ||
+	    !dwarfloc::type_die(&bare, &elem) || (!rest.empty() && !is_index_step(rest[0])))
+		return false;
+	acc.loc.kind = Location::RegOffset;
+	if (rest.empty()) {
+		acc.size = 8;
+		acc.is_signed = false;
+		return true;
+	}
+	t = elem;
+	pointee = true;
+	return false;
+}
+
 Result<TargetAccess> return_access(dwarfloc::Arch arch, Dwarf_Die *fn, const std::string &name,
 				   bool in_return)
 {
@@ -234,7 +257,10 @@ Result<TargetAccess> access_of(const Binary &b, dwarfloc::Arch arch, const UserF
 		return fail(c.var + " is a " + dwarfloc::type_name(t) + " held in registers at " +
 				    c.where + ": it has no address to read members from");
 	std::vector<std::string> rest(steps.begin() + static_cast<long>(k), steps.end());
-	if (dwarfloc::walk_members([](Dwarf_Die *) {}, t, false, rest, acc, wf))
+	bool pointee = false;
+	if (array_address(acc, t, rest, pointee))
+		return acc;
+	if (dwarfloc::walk_members([](Dwarf_Die *) {}, t, pointee, rest, acc, wf))
 		return acc;
 	wf.step += k;
 	return tvar_walk_error(wf, parts[0], steps, where);

@@ -9,6 +9,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 
 namespace stap_pmu {
 
@@ -49,42 +50,20 @@ bool executable_file(const std::string &p)
 	return stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(p.c_str(), X_OK) == 0;
 }
 
-// name made absolute, through $PATH and extra for a bare name.
-Result<std::string> locate(const std::string &name, const std::vector<std::string> &extra)
+// The real file behind path (uprobes attach to the inode) if it is an
+// executable or shared library of the target's architecture.
+Result<std::string> check_file(const std::string &path, const std::string &arch)
 {
-	if (name.empty())
-		return fail("process(\"\") names no program", "give a path or a program name in $PATH");
-	if (name.find('/') != std::string::npos) {
-		std::error_code ec;
-		fs::path abs = fs::absolute(name, ec);
-		return ec ? name : abs.lexically_normal().string();
-	}
-	std::vector<std::string> dirs = search_dirs(extra);
-	for (const std::string &d : dirs)
-		if (executable_file(d + "/" + name))
-			return fs::absolute(d + "/" + name).lexically_normal().string();
-	return fail("cannot find program \"" + name + "\"",
-		    "looked in $PATH and the guest programs: " + text::join(dirs));
-}
-
-} // namespace
-
-Result<std::string> ElfProcessFacts::resolve_path(const std::string &name) const
-{
-	auto abs = locate(name, opts_.extra_dirs);
-	if (!abs)
-		return abs.error();
 	struct stat st;
-	if (stat(abs->c_str(), &st) != 0)
-		return fail(*abs + ": no such file", "give the path of an executable or shared library");
+	if (stat(path.c_str(), &st) != 0)
+		return fail(path + ": no such file", "give the path of an executable or shared library");
 	if (!S_ISREG(st.st_mode))
-		return fail(*abs + " is not a regular file",
+		return fail(path + " is not a regular file",
 			    "give the path of an executable or shared library");
-	// uprobes attach to the inode: the real file behind any symlinks
 	std::error_code ec;
-	std::string real = fs::canonical(*abs, ec).string();
+	std::string real = fs::canonical(path, ec).string();
 	if (ec)
-		real = *abs;
+		real = path;
 	auto b = userinfo::open_binary(real, {});
 	if (!b)
 		return b.error();
@@ -92,11 +71,44 @@ Result<std::string> ElfProcessFacts::resolve_path(const std::string &name) const
 		return fail(real + " is not an executable or a shared library (ELF type " +
 				    std::to_string((*b)->type) + ")",
 			    "give a linked program or library; uprobes cannot attach to object files");
-	if (!userinfo::machine_matches((*b)->machine, opts_.arch))
+	if (!userinfo::machine_matches((*b)->machine, arch))
 		return fail(real + " is an " + userinfo::machine_name((*b)->machine) +
-				    " ELF file, the target is " + opts_.arch,
+				    " ELF file, the target is " + arch,
 			    "give a program built for the target's architecture");
 	return real;
+}
+
+} // namespace
+
+// A bare name is the first program of that name in $PATH, then in the extra
+// directories, that the target can run (for --vm on arm64, the guest's
+// program rather than a host one of the same name); when none can, the
+// first one's error.
+Result<std::string> ElfProcessFacts::resolve_path(const std::string &name) const
+{
+	if (name.empty())
+		return fail("process(\"\") names no program", "give a path or a program name in $PATH");
+	if (name.find('/') != std::string::npos) {
+		std::error_code ec;
+		fs::path abs = fs::absolute(name, ec);
+		return check_file(ec ? name : abs.lexically_normal().string(), opts_.arch);
+	}
+	std::vector<std::string> dirs = search_dirs(opts_.extra_dirs);
+	std::optional<Error> first;
+	for (const std::string &d : dirs) {
+		std::string cand = fs::absolute(d + "/" + name).lexically_normal().string();
+		if (!executable_file(cand))
+			continue;
+		auto r = check_file(cand, opts_.arch);
+		if (r)
+			return r;
+		if (!first)
+			first = r.error();
+	}
+	if (first)
+		return *first;
+	return fail("cannot find program \"" + name + "\"",
+		    "looked in $PATH and the guest programs: " + text::join(dirs));
 }
 
 namespace {

@@ -59,11 +59,12 @@ int main(int argc, char **argv)
 	int n = argc > 1 ? atoi(argv[1]) : 3;
 	struct point q = {2, 20, NULL, {0, 0, 7, 0}};
 	struct point p = {1, 10, &q, {0, 0, 5, 0}};
+	char tag[8] = "demo";
 	STAP_PROBE2(demo, start, n, &p);
 	STAP_PROBE3(demo, three, (long)n, (signed char)-1, global_count);
 	for (int i = 0; i < n; i++)
 		add_alias(i, n);
-	printf("%ld %d %g\n", seven(1, 2, 3, 4, 5, 6, n), walk(&p), scale(1.5, n));
+	printf("%s %ld %d %g\n", tag, seven(1, 2, 3, 4, 5, 6, n), walk(&p), scale(1.5, n));
 	by_value(p);
 	guarded(n);
 	return 0;

@@ -128,6 +128,33 @@ long fbreg_of(const std::string &file, const std::string &fn, const std::string 
 	return LONG_MIN;
 }
 
+// The CFA rule readelf's interpreted frames give at pc: (DWARF register, offset).
+std::pair<int, long> cfa_rule(const std::string &file, uint64_t pc)
+{
+	const std::map<std::string, int> regs = {{"rsp", 7}, {"rbp", 6}, {"sp", 31}, {"r29", 29},
+						 {"x29", 29}};
+	bool in = false;
+	std::pair<int, long> rule{-1, 0};
+	for (const std::string &l : lines_of(run("readelf --debug-dump=frames-interp " + file))) {
+		size_t r = l.find(" pc=");
+		if (r != std::string::npos) {
+			uint64_t lo = std::stoull(l.substr(r + 4), nullptr, 16);
+			uint64_t hi = std::stoull(l.substr(l.find("..", r) + 2), nullptr, 16);
+			in = pc >= lo && pc < hi;
+			continue;
+		}
+		std::istringstream row(l);
+		std::string loc, cfa;
+		if (!in || !(row >> loc >> cfa) || loc == "LOC" || cfa.find('+') == std::string::npos)
+			continue;
+		if (std::stoull(loc, nullptr, 16) > pc)
+			break;
+		std::string reg = cfa.substr(0, cfa.find('+'));
+		rule = {regs.count(reg) ? regs.at(reg) : -2, std::stol(cfa.substr(cfa.find('+') + 1))};
+	}
+	return rule;
+}
+
 ElfProcessFacts facts(std::string arch = "x86", std::vector<std::string> debug = {})
 {
 	ElfProcessFactsOptions o;
@@ -338,6 +365,8 @@ TEST(UserInfo, StackSlotsAtO0)
 		EXPECT_TRUE(a->is_signed);
 		EXPECT_TRUE(a->offsets.empty());
 	}
+	// the CFA once the frame is set up: rbp + 16
+	EXPECT_EQ(cfa_rule(prog0, u.vaddr), (std::pair<int, long>{6, 16}));
 	// the seventh argument is passed on the stack, above the return address
 	UserFunction s = one(f, prog0, "seven", false);
 	auto a7 = f.target_access(s, "$a7", false);
@@ -772,11 +801,18 @@ TEST(UserInfo, Arm64Binary)
 	EXPECT_EQ(a->loc.kind, Location::Reg);
 	EXPECT_EQ(a->loc.reg, 0);
 	EXPECT_EQ(b->loc.reg, 1);
-	// -O0: a stack slot addressed from the frame (x29 or sp)
-	auto s = f.target_access(one(f, p0, "add_ints", false), "$sum", false);
-	ASSERT_TRUE(s.ok()) << s.error().what;
-	EXPECT_EQ(s->loc.kind, Location::Mem);
-	EXPECT_TRUE(s->loc.reg == 29 || s->loc.reg == 31) << s->loc.reg;
+	// -O0: a stack slot at the CFA (readelf's rule at the probe) plus the
+	// DW_OP_fbreg offset
+	UserFunction u0 = one(f, p0, "add_ints", false);
+	auto [reg, off] = cfa_rule(p0, u0.vaddr);
+	ASSERT_GE(reg, 0);
+	for (const char *v : {"a", "b", "sum"}) {
+		auto s = f.target_access(u0, std::string("$") + v, false);
+		ASSERT_TRUE(s.ok()) << s.error().what;
+		EXPECT_EQ(s->loc.kind, Location::Mem);
+		EXPECT_EQ(s->loc.reg, reg) << v;
+		EXPECT_EQ(s->loc.off, off + fbreg_of(p0, "add_ints", v)) << v;
+	}
 }
 #endif
 

@@ -123,7 +123,7 @@ bool fold_steps(Location &loc, Dwarf_Die &t, const std::vector<std::string> &ste
 		if (!idx || steps[k] == "[]" || dims.size() != 1 || !dwarfloc::type_die(&bare, &elem) ||
 		    dwarf_aggregate_size(&elem, &stride) != 0)
 			return true;
-		int64_t n = std::stoll(steps[k].substr(1));
+		int64_t n = strtoll(steps[k].c_str() + 1, nullptr, 10);
 		if (dims[0] && static_cast<uint64_t>(n) >= dims[0]) {
 			wf.what = WalkFail::OutOfBounds;
 			wf.step = k;

@@ -195,6 +195,18 @@ static struct stp_uentry_slot *stp_uentry_take(struct stp_uentry_table *t,
 	return NULL;
 }
 
+/* @entry(expr) value i of the running uretprobe's call (its entry_fn's) */
+static __maybe_unused s64 stp_uentry_value(struct stp_context *c, unsigned int i)
+{
+	const struct stp_probe *p = c->probe;
+
+	if (!p || p->kind != STP_PROBE_URETPROBE || !c->entry || i >= p->nentry) {
+		stp_error(c, "entry value not saved");
+		return 0;
+	}
+	return (s64)c->entry[p->ntvars + 2 + i];
+}
+
 /* ---- handlers ---- */
 
 static STP_UPROBE_HANDLER(stp_uprobe_handler)

@@ -266,8 +266,14 @@ std::string Emitter::index_values(const std::vector<std::string> &steps, const E
 
 std::string Emitter::at_call(const Expr &e)
 {
-	if (e.text == "entry")
-		return tvar_ref(e);
+	if (e.text == "entry") {
+		// @entry(expr): the value its entry function saved for this call
+		auto it = sema_.entry_expr_of.find(&e);
+		if (it == sema_.entry_expr_of.end())
+			return tvar_ref(e);
+		may_fail_ = true; // not saved (outside a uretprobe's return)
+		return "stp_uentry_value(c, " + std::to_string(it->second) + ")";
+	}
 	if (e.text == "defined") {
 		auto it = sema_.const_of.find(&e);
 		return "((s64)" + std::to_string(it == sema_.const_of.end() ? 0 : it->second) + ")";

@@ -111,7 +111,8 @@ private:
 
 	void probe_table();
 	void procfs_table();
-	void user_point(const ResolvedPoint &p);
+	void user_point(const ResolvedPoint &p, size_t body);
+	unsigned entry_function(size_t i, std::ostringstream &out);
 
 	// ---- bodies ----
 

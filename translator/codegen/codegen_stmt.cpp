@@ -65,9 +65,31 @@ void Emitter::embedded_function(const FunctionInfo &f, std::ostringstream &out)
 	out << "#undef STAP_RETVALUE\n#undef STAP_RETURN\n#undef STAP_ERROR\n}\n\n";
 }
 
+// @entry(expr) of a process .return body: a function that computes each
+// expression when the user function is entered (runtime/stp_uprobes.h
+// entry_fn), into the call's entry slot.
+unsigned Emitter::entry_function(size_t i, std::ostringstream &out)
+{
+	const ProbeBody &b = sema_.bodies[i];
+	ctx_ = Ctx();
+	ctx_.prefix = "c->l.p" + std::to_string(i) + ".";
+	out << "/* probe " << b.probe->loc.str() << ": @entry(...) at entry */\n"
+	    << "static void stp_entry_" << i << "(struct stp_context *c, s64 *vals)\n{\n";
+	out_ = &out;
+	for (size_t k = 0; k < b.entry_exprs.size(); k++) {
+		std::string v = expr(*b.entry_exprs[k]);
+		line(1) << "vals[" << k << "] = " << v << ";\n";
+		line(1) << "if (unlikely(c->error))\n";
+		line(2) << "return;\n";
+	}
+	out << "}\n\n";
+	return ctx_.max_temps;
+}
+
 void Emitter::body(size_t i, std::ostringstream &out)
 {
 	const ProbeBody &b = sema_.bodies[i];
+	unsigned entry_temps = b.entry_exprs.empty() ? 0 : entry_function(i, out);
 	body_ = i;
 	ctx_ = Ctx();
 	ctx_.prefix = "c->l.p" + std::to_string(i) + ".";
@@ -88,7 +110,7 @@ void Emitter::body(size_t i, std::ostringstream &out)
 	out_ = &out;
 	block_body(*b.body, 1);
 	out << "}\n" << cmap::end_marker() << "\n\n";
-	body_temps_[i] = ctx_.max_temps;
+	body_temps_[i] = std::max(ctx_.max_temps, entry_temps);
 }
 
 std::ostream &Emitter::line(int ind)

@@ -271,7 +271,7 @@ void Emitter::probe_table()
 			os_ << "\t\t.randomize_ns = " << p.randomize_ns << unit << ",\n";
 		if (p.maxactive)
 			os_ << "\t\t.maxactive = " << p.maxactive << ",\n";
-		user_point(p);
+		user_point(p, pi.body);
 		if (p.kind == ProbeKind::Perf) {
 			os_ << "\t\t.event = " << p.event_index << ",\n";
 			if (p.sample_freq)
@@ -295,7 +295,7 @@ void Emitter::probe_table()
 
 // The file, offsets and SDT semaphore of a process probe point
 // (runtime/stp_uprobes.h); nothing for other kinds.
-void Emitter::user_point(const ResolvedPoint &p)
+void Emitter::user_point(const ResolvedPoint &p, size_t body)
 {
 	bool uprobe = p.kind == ProbeKind::Uprobe || p.kind == ProbeKind::Uretprobe;
 	bool process = p.kind == ProbeKind::ProcessBegin || p.kind == ProbeKind::ProcessEnd;
@@ -305,6 +305,9 @@ void Emitter::user_point(const ResolvedPoint &p)
 		os_ << "\t\t.path = " << c_string(p.path) << ",\n";
 	if (!uprobe)
 		return;
+	if (p.kind == ProbeKind::Uretprobe && !sema_.bodies[body].entry_exprs.empty())
+		os_ << "\t\t.entry_fn = stp_entry_" << body << ",\n\t\t.nentry = "
+		    << sema_.bodies[body].entry_exprs.size() << ",\n";
 	os_ << "\t\t.uoffset = 0x" << std::hex << p.uoffset << "ULL,\n\t\t.uvaddr = 0x" << p.uvaddr
 	    << "ULL,\n";
 	if (p.semaphore)

@@ -67,6 +67,9 @@ struct ProbeBody {
 	// target variables the body reads ("$a->b", "@entry($a)"); each probe
 	// point of the body has their access in ResolvedPoint::tvars, same order
 	std::vector<std::string> tvars;
+	// @entry(expr) of other than a target variable (process .return
+	// probes): the expressions, evaluated at the function's entry
+	std::vector<const Expr *> entry_exprs;
 };
 
 struct FunctionInfo {
@@ -96,6 +99,7 @@ struct SemaResult {
 	std::unordered_map<const Expr *, const Symbol *> symbols; // Var/Index/In -> symbol
 	std::unordered_map<const Expr *, size_t> event_of;       // @pmu, @pmu_thread -> event index
 	std::unordered_map<const Expr *, size_t> tvar_of;        // $x, @entry($x) -> body tvar index
+	std::unordered_map<const Expr *, size_t> entry_expr_of;  // @entry(expr) -> body entry_exprs index
 	// $x$, $x$$ -> (body tvar index, depth); $$parms$, $$return$ ->
 	// (pretty_parms or pretty_return, depth); the layouts are the points'
 	std::unordered_map<const Expr *, std::pair<size_t, int>> pretty_of;

@@ -229,6 +229,8 @@ Type Checker::at_call(const Expr &e)
 		}
 		return set(e, Type::Long);
 	}
+	if (e.text == "entry" && e.args.size() == 1 && uretprobe_body())
+		return entry_expr(e);
 	if (e.text == "entry" || e.text == "defined") {
 		error(e.loc, "@" + e.text + "() takes one target variable, e.g. @" + e.text + "($x)");
 		return set(e, Type::Long);
@@ -239,6 +241,41 @@ Type Checker::at_call(const Expr &e)
 	for (const ExprPtr &a : e.args)
 		if (a->kind != ExprKind::Var || a->text[0] != '$')
 			expr(*a);
+	return set(e, Type::Long);
+}
+
+// Whether the body being checked is one of process .return probes only
+// (uretprobes: @entry takes any expression there).
+bool Checker::uretprobe_body() const
+{
+	bool any = false;
+	if (cur_body_ == SIZE_MAX)
+		return false;
+	for (const ProbeInstance &pi : r_.instances) {
+		if (pi.body != cur_body_)
+			continue;
+		if (pi.point.kind != ProbeKind::Uretprobe)
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+// @entry(expr) of other than a target variable: expr is evaluated when the
+// probed user function is entered (runtime/stp_uprobes.h, the uretprobe's
+// entry table) and its value read at the return.
+Type Checker::entry_expr(const Expr &e)
+{
+	Type t = expr(*e.args[0]);
+	if (t != Type::Long && t != Type::Unknown) {
+		error(e.loc, "@entry(expression) takes a number");
+		return set(e, Type::Long);
+	}
+	ProbeBody &b = r_.bodies[cur_body_];
+	if (!r_.entry_expr_of.count(&e)) {
+		r_.entry_expr_of[&e] = b.entry_exprs.size();
+		b.entry_exprs.push_back(e.args[0].get());
+	}
 	return set(e, Type::Long);
 }
 

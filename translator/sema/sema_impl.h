@@ -181,6 +181,8 @@ private:
 	// @hist_log(s), @hist_linear(s, lo, hi, step): checks the operands and
 	// records the aggregate's histogram
 	Type hist_op(const Expr &e);
+	Type entry_expr(const Expr &e);
+	bool uretprobe_body() const;
 
 	Type pmu_call(const Expr &e);
 

@@ -127,11 +127,16 @@ PROBED unsigned long loop_fn(unsigned long count)
 	return v;
 }
 
+/* Real recursion: the call goes through a volatile pointer, or -O2 folds
+ * depth(k - 1) + 1 into a loop (here, into "return k"). */
+PROBED unsigned int depth(unsigned int k);
+static unsigned int (*volatile depth_call)(unsigned int) = depth;
+
 PROBED unsigned int depth(unsigned int k)
 {
 	if (k == 0)
 		return 0;
-	return depth(k - 1) + 1;
+	return depth_call(k - 1) + 1;
 }
 
 PROBED int work_fn(int i)

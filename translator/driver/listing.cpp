@@ -18,6 +18,16 @@
 
 namespace stap_pmu {
 
+// Prints -l/-L lines sorted, each once; the exit status: 1 when none.
+static int print_listing(std::vector<std::string> &lines)
+{
+	std::sort(lines.begin(), lines.end());
+	lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
+	for (const std::string &l : lines)
+		std::cout << l << "\n";
+	return lines.empty() ? 1 : 0;
+}
+
 namespace {
 
 // -l / -L 'kernel.trace("sys:pattern")': the subsystem's tracepoints (-L:
@@ -95,11 +105,7 @@ Result<bool> list_dwarf_functions(const Cli &cli, const std::string &pat, int &r
 		}
 		lines.push_back(l);
 	}
-	std::sort(lines.begin(), lines.end());
-	lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
-	for (const std::string &l : lines)
-		std::cout << l << "\n";
-	rc = lines.empty() ? 1 : 0;
+	rc = print_listing(lines);
 	return true;
 }
 
@@ -142,11 +148,7 @@ Result<bool> list_process(const Cli &cli, const std::string &pat, int &rc)
 		std::string vars = cli.list_probes_vars.empty() ? "" : process_vars(p);
 		lines.push_back(p.name + (vars.empty() ? "" : " " + vars));
 	}
-	std::sort(lines.begin(), lines.end());
-	lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
-	for (const std::string &l : lines)
-		std::cout << l << "\n";
-	rc = lines.empty() ? 1 : 0;
+	rc = print_listing(lines);
 	return true;
 }
 

@@ -1,6 +1,7 @@
 // dwarf.cpp - DWARF lookups through libdw/libdwfl (offline reporting, which
 // applies the relocations of .ko files).
 #include "translator/kernelinfo/dwarf.h"
+#include "translator/dwarfloc/source.h"
 #include "translator/dwarfloc/types.h"
 #include "translator/support/suggest.h"
 
@@ -19,6 +20,7 @@
 namespace stap_pmu::dwarf {
 
 namespace fs = std::filesystem;
+using dwarfloc::file_matches;
 using dwarfloc::array_dims;
 using dwarfloc::find_member;
 using dwarfloc::member_names;
@@ -319,15 +321,6 @@ KernelFunction make_function(Dwarf_Die *fn, const std::string &module, const std
 	return f;
 }
 
-bool file_matches(const std::string &glob, const std::string &file)
-{
-	if (glob.empty())
-		return true;
-	std::string base = fs::path(file).filename().string();
-	return fnmatch(glob.c_str(), file.c_str(), 0) == 0 ||
-	       fnmatch(glob.c_str(), base.c_str(), 0) == 0 ||
-	       fnmatch(("*/" + glob).c_str(), file.c_str(), 0) == 0;
-}
 
 
 // The offset into fn of the first statement of `line` in a file matching

@@ -1,6 +1,7 @@
 // functions.cpp - the functions of a user binary: DWARF subprograms with
 // code (probed past their prologue, at entry for .call/.return, or at a
 // line's first statement), else the ELF symbol table.
+#include "translator/dwarfloc/source.h"
 #include "translator/dwarfloc/types.h"
 #include "translator/support/suggest.h"
 #include "translator/support/text.h"
@@ -20,6 +21,7 @@ namespace stap_pmu::userinfo {
 namespace {
 
 namespace fs = std::filesystem;
+using dwarfloc::file_matches;
 
 const char *die_name(Dwarf_Die *d)
 {
@@ -78,15 +80,6 @@ KernelFunction make_function(Dwarf_Die *fn, const Binary &b)
 	return f;
 }
 
-bool file_matches(const std::string &glob, const std::string &file)
-{
-	if (glob.empty())
-		return true;
-	std::string base = fs::path(file).filename().string();
-	return fnmatch(glob.c_str(), file.c_str(), 0) == 0 ||
-	       fnmatch(glob.c_str(), base.c_str(), 0) == 0 ||
-	       fnmatch(("*/" + glob).c_str(), file.c_str(), 0) == 0;
-}
 
 // The lowest statement address of `line` (in a file matching file_glob)
 // inside fn's code; nothing when the line has none there.

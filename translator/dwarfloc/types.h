@@ -16,6 +16,24 @@
 
 namespace stap_pmu::dwarfloc {
 
+// Calls visit(cu, die) for every top-level DIE of every compilation unit
+// of dbg (functions, types, variables), in file order.
+template <class Visit> void each_top_die(Dwarf *dbg, Visit &&visit)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	while (dwarf_nextcu(dbg, off, &next, &hsize, nullptr, nullptr, nullptr) == 0) {
+		Dwarf_Die cu, d;
+		Dwarf_Off cuoff = off;
+		off = next;
+		if (!dwarf_offdie(dbg, cuoff + hsize, &cu) || dwarf_child(&cu, &d) != 0)
+			continue;
+		do
+			visit(&cu, &d);
+		while (dwarf_siblingof(&d, &d) == 0);
+	}
+}
+
 // The DW_AT_type of die (a variable, parameter, member, function or type);
 // false when it has none (void).
 bool type_die(Dwarf_Die *die, Dwarf_Die *out);

@@ -103,20 +103,11 @@ Result<const Handle *> open_file(State &st, const std::string &path)
 // every compilation unit of h.
 template <class Visit> void each_defined_function(const Handle *h, Visit &&visit)
 {
-	Dwarf_Off off = 0, next;
-	size_t hsize;
-	while (dwarf_nextcu(h->dbg, off, &next, &hsize, nullptr, nullptr, nullptr) == 0) {
-		Dwarf_Die cu, fn;
-		Dwarf_Off cuoff = off;
-		off = next;
-		if (!dwarf_offdie(h->dbg, cuoff + hsize, &cu) || dwarf_child(&cu, &fn) != 0)
-			continue;
-		do {
-			if (dwarf_tag(&fn) == DW_TAG_subprogram &&
-			    !dwarf_hasattr(&fn, DW_AT_declaration) && dwarf_hasattr(&fn, DW_AT_low_pc))
-				visit(&cu, &fn);
-		} while (dwarf_siblingof(&fn, &fn) == 0);
-	}
+	dwarfloc::each_top_die(h->dbg, [&](Dwarf_Die *cu, Dwarf_Die *fn) {
+		if (dwarf_tag(fn) == DW_TAG_subprogram && !dwarf_hasattr(fn, DW_AT_declaration) &&
+		    dwarf_hasattr(fn, DW_AT_low_pc))
+			visit(cu, fn);
+	});
 }
 
 
@@ -194,30 +185,21 @@ const TypeIndex &type_index(State &st, Dwarf *dbg)
 	if (it != cache.end())
 		return it->second;
 	TypeIndex &ix = cache[dbg];
-	Dwarf_Off off = 0, next;
-	size_t hsize;
-	while (dwarf_nextcu(dbg, off, &next, &hsize, nullptr, nullptr, nullptr) == 0) {
-		Dwarf_Die cu, d;
-		Dwarf_Off cuoff = off;
-		off = next;
-		if (!dwarf_offdie(dbg, cuoff + hsize, &cu) || dwarf_child(&cu, &d) != 0)
-			continue;
-		do {
-			int tag = dwarf_tag(&d);
-			const char *kw = tag == DW_TAG_structure_type ? "struct "
-					 : tag == DW_TAG_union_type   ? "union "
-					 : tag == DW_TAG_typedef      ? "typedef "
-								      : nullptr;
-			const char *nm = kw ? dwarf_diename(&d) : nullptr;
-			if (!nm)
-				continue;
-			std::string key = kw + std::string(nm);
-			if (dwarf_hasattr(&d, DW_AT_declaration))
-				ix.declared.insert(key);
-			else
-				ix.defs.emplace(key, dwarf_dieoffset(&d));
-		} while (dwarf_siblingof(&d, &d) == 0);
-	}
+	dwarfloc::each_top_die(dbg, [&](Dwarf_Die *, Dwarf_Die *d) {
+		int tag = dwarf_tag(d);
+		const char *kw = tag == DW_TAG_structure_type ? "struct "
+				 : tag == DW_TAG_union_type   ? "union "
+				 : tag == DW_TAG_typedef      ? "typedef "
+							      : nullptr;
+		const char *nm = kw ? dwarf_diename(d) : nullptr;
+		if (!nm)
+			return;
+		std::string key = kw + std::string(nm);
+		if (dwarf_hasattr(d, DW_AT_declaration))
+			ix.declared.insert(key);
+		else
+			ix.defs.emplace(key, dwarf_dieoffset(d));
+	});
 	for (const auto &[k, o] : ix.defs)
 		ix.declared.erase(k);
 	return ix;

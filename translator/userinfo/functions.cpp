@@ -33,21 +33,11 @@ const char *die_name(Dwarf_Die *d)
 // compilation unit.
 template <class Visit> void each_function(Dwarf *dbg, Visit &&visit)
 {
-	Dwarf_Off off = 0, next;
-	size_t hsize;
-	while (dwarf_nextcu(dbg, off, &next, &hsize, nullptr, nullptr, nullptr) == 0) {
-		Dwarf_Die cu, d;
-		Dwarf_Off cuoff = off;
-		off = next;
-		if (!dwarf_offdie(dbg, cuoff + hsize, &cu) || dwarf_child(&cu, &d) != 0)
-			continue;
-		do {
-			Dwarf_Addr entry;
-			if (dwarf_tag(&d) == DW_TAG_subprogram && dwarf_entrypc(&d, &entry) == 0 &&
-			    die_name(&d))
-				visit(&cu, &d);
-		} while (dwarf_siblingof(&d, &d) == 0);
-	}
+	dwarfloc::each_top_die(dbg, [&](Dwarf_Die *cu, Dwarf_Die *d) {
+		Dwarf_Addr entry;
+		if (dwarf_tag(d) == DW_TAG_subprogram && dwarf_entrypc(d, &entry) == 0 && die_name(d))
+			visit(cu, d);
+	});
 }
 
 KernelFunction make_function(Dwarf_Die *fn, const Binary &b)

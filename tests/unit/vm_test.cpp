@@ -239,6 +239,9 @@ TEST(VmInit, Script)
 	EXPECT_NE(s.find("/bin/busybox --install -s /bin\n"), std::string::npos);
 	EXPECT_NE(s.find("export PATH=/stap-pmu/bin:/bin:/sbin\n"), std::string::npos);
 	EXPECT_NE(s.find("mount -t proc proc /proc\n"), std::string::npos);
+	// probed files under /tmp are in the initramfs at their host path:
+	// nothing is mounted over /tmp to hide them
+	EXPECT_EQ(s.find("tmpfs /tmp"), std::string::npos);
 	EXPECT_NE(s.find("stap-pmu-loader -c 'pmu-workload getpid 10; echo '\\''done'\\''' "
 			 "'/stap-pmu/stap_pmu_3f2a.ko' >&3 2>&4 &\n"),
 		  std::string::npos)

@@ -38,7 +38,8 @@ std::string init_setup_lines(const VmOptions &o)
 	s += "mount -t proc proc /proc\n";
 	s += "mount -t sysfs sysfs /sys\n";
 	s += "mount -t devtmpfs devtmpfs /dev 2>/dev/null\n";
-	s += "mount -t tmpfs tmpfs /tmp\n";
+	// no tmpfs over /tmp: the root is already a writable tmpfs, and files a
+	// script probes may live under /tmp at their host path (vm_files.cpp)
 	s += "mount -t securityfs securityfs /sys/kernel/security 2>/dev/null\n";
 	if (!o.at_boot)
 		s += "mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null\n";

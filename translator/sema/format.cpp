@@ -6,6 +6,32 @@
 
 namespace stap_pmu {
 
+// The flags of a conversion that C and the kernel's vsnprintf honour: the
+// others are dropped (the output is the same, and gcc's format check, which
+// modules build with -Werror, stays quiet).
+static std::string effective_flags(std::string flags, char conv, bool has_prec)
+{
+	bool is_int = std::strchr("diuxXo", conv) != nullptr;
+	auto drop = [&flags](char f) {
+		size_t at = flags.find(f);
+		if (at != std::string::npos)
+			flags.erase(at, 1);
+	};
+	if (!std::strchr("di", conv)) {
+		drop('+');
+		drop(' ');
+	}
+	if (!std::strchr("xXop", conv))
+		drop('#');
+	if (!is_int && conv != 'p')
+		drop('0');
+	if (flags.find('-') != std::string::npos || (is_int && has_prec))
+		drop('0');
+	if (flags.find('+') != std::string::npos)
+		drop(' ');
+	return flags;
+}
+
 std::optional<Format> parse_format(const std::string &fmt, SourceLoc loc, Diagnostics &diags)
 {
 	Format out;
@@ -65,27 +91,7 @@ std::optional<Format> parse_format(const std::string &fmt, SourceLoc loc, Diagno
 				    "conversions: %d %i %u %x %X %o %c %p %s %%");
 			return std::nullopt;
 		}
-		// Flags C ignores for a conversion are dropped, as the kernel's
-		// vsnprintf ignores them too: the output is the same and gcc's
-		// format check (modules build with -Werror) stays quiet.
-		bool is_int = std::strchr("diuxXo", conv) != nullptr;
-		auto drop = [&flags](char f) {
-			size_t at = flags.find(f);
-			if (at != std::string::npos)
-				flags.erase(at, 1);
-		};
-		if (!std::strchr("di", conv)) {
-			drop('+');
-			drop(' ');
-		}
-		if (!std::strchr("xXop", conv))
-			drop('#');
-		if (!is_int && conv != 'p')
-			drop('0');
-		if (flags.find('-') != std::string::npos || (is_int && has_prec))
-			drop('0');
-		if (flags.find('+') != std::string::npos)
-			drop(' ');
+		flags = effective_flags(flags, conv, has_prec);
 		if (conv == 'c' && has_prec) {
 			has_prec = false; // the kernel ignores a precision on %c
 			if (prec == "*")

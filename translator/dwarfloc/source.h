@@ -3,6 +3,9 @@
 // user-space facts.
 #pragma once
 
+#include <elfutils/libdw.h>
+
+#include <optional>
 #include <string>
 
 namespace stap_pmu::dwarfloc {
@@ -11,5 +14,11 @@ namespace stap_pmu::dwarfloc {
 // the whole name, its base name, or any tail of directories ("*/" + glob).
 // An empty glob matches every file.
 bool file_matches(const std::string &glob, const std::string &file);
+
+// The lowest address of a statement of `line` (in a file matching
+// file_glob) inside fn's code (cu: fn's compilation unit); nothing when the
+// line holds none of fn's statements.
+std::optional<Dwarf_Addr> line_addr(Dwarf_Die *cu, Dwarf_Die *fn, int line,
+				    const std::string &file_glob);
 
 } // namespace stap_pmu::dwarfloc

@@ -311,30 +311,12 @@ std::optional<uint32_t> line_offset(Dwarf_Die *cu, Dwarf_Die *fn, int line,
 				    const std::string &file_glob)
 {
 	Dwarf_Addr lo = 0, hi = 0;
-	Dwarf_Lines *lines;
-	size_t n;
-	if (dwarf_lowpc(fn, &lo) != 0 || dwarf_highpc(fn, &hi) != 0 ||
-	    dwarf_getsrclines(cu, &lines, &n) != 0)
+	if (dwarf_lowpc(fn, &lo) != 0 || dwarf_highpc(fn, &hi) != 0)
 		return std::nullopt;
-	Dwarf_Addr best = 0;
-	bool found = false;
-	for (size_t i = 0; i < n; i++) {
-		Dwarf_Line *l = dwarf_onesrcline(lines, i);
-		int ln;
-		Dwarf_Addr a;
-		bool stmt = false;
-		const char *src = dwarf_linesrc(l, nullptr, nullptr);
-		if (dwarf_lineno(l, &ln) != 0 || ln != line || dwarf_lineaddr(l, &a) != 0 ||
-		    a < lo || a >= hi || dwarf_linebeginstatement(l, &stmt) != 0 || !stmt ||
-		    !src || !file_matches(file_glob, src))
-			continue;
-		if (!found || a < best)
-			best = a;
-		found = true;
-	}
-	if (!found)
+	auto a = dwarfloc::line_addr(cu, fn, line, file_glob);
+	if (!a || *a < lo || *a >= hi)
 		return std::nullopt;
-	return static_cast<uint32_t>(best - lo);
+	return static_cast<uint32_t>(*a - lo);
 }
 
 bool by_name(const KernelFunction &a, const KernelFunction &b)

@@ -22,6 +22,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using dwarfloc::file_matches;
+using dwarfloc::line_addr;
 
 const char *die_name(Dwarf_Die *d)
 {
@@ -71,31 +72,6 @@ KernelFunction make_function(Dwarf_Die *fn, const Binary &b)
 }
 
 
-// The lowest statement address of `line` (in a file matching file_glob)
-// inside fn's code; nothing when the line has none there.
-std::optional<Dwarf_Addr> line_addr(Dwarf_Die *cu, Dwarf_Die *fn, int line,
-				    const std::string &file_glob)
-{
-	Dwarf_Lines *lines;
-	size_t n;
-	if (dwarf_getsrclines(cu, &lines, &n) != 0)
-		return std::nullopt;
-	std::optional<Dwarf_Addr> best;
-	for (size_t i = 0; i < n; i++) {
-		Dwarf_Line *l = dwarf_onesrcline(lines, i);
-		int ln;
-		Dwarf_Addr a;
-		bool stmt = false;
-		const char *src = dwarf_linesrc(l, nullptr, nullptr);
-		if (dwarf_lineno(l, &ln) != 0 || ln != line || dwarf_lineaddr(l, &a) != 0 ||
-		    dwarf_haspc(fn, a) <= 0 || dwarf_linebeginstatement(l, &stmt) != 0 || !stmt ||
-		    !src || !file_matches(file_glob, src))
-			continue;
-		if (!best || a < *best)
-			best = a;
-	}
-	return best;
-}
 
 // Where a function probe goes: past the prologue as SystemTap places it
 // (the line table's prologue end, else the function's second line row).

@@ -81,6 +81,19 @@ installed_release() {
 		done | tail -n 1
 }
 
+# The image package of release $1 (arch suffix $2: "" or ":arm64") that apt
+# can install: Debian's signed image or, while the signed build of a new
+# release lags behind the unsigned one (the signed name is then only
+# provided, with no candidate), the unsigned one; "" when neither.
+image_pkg() {
+	for p in "linux-image-$1" "linux-image-$1-unsigned"; do
+		if apt-cache madison "$p$2" 2>/dev/null | grep -q .; then
+			echo "$p"
+			return 0
+		fi
+	done
+}
+
 need_root() {
 	if [ "$(id -u)" != 0 ]; then
 		echo "install-deps: $1; run as root" >&2
@@ -99,8 +112,11 @@ for line in $EXTRA_LINES; do
 			echo "install-deps: apt knows no linux-headers-$line.*-$flavour" >&2
 			exit 1
 		fi
-		image="linux-image-$rel"
-		apt-cache show "$image" >/dev/null 2>&1 || image="$image-unsigned"
+		image=$(image_pkg "$rel" "")
+		if [ -z "$image" ]; then
+			echo "install-deps: apt has no installable linux-image-$rel (signed or unsigned)" >&2
+			exit 1
+		fi
 		echo "install-deps: installing the $line $flavour kernel $rel"
 		apt-get install -y -q --no-install-recommends "$image" "linux-headers-$rel"
 	done
@@ -126,7 +142,12 @@ fetch_arm64() {
 	mkdir -p "$dl"
 	# the -common headers are architecture-independent: the host's copy serves
 	# when it is installed (it is whenever linux-headers-$abi-amd64 is)
-	want="linux-headers-$rel:arm64 linux-image-$rel:arm64 busybox-static:arm64"
+	image=$(image_pkg "$rel" ":arm64")
+	if [ -z "$image" ]; then
+		echo "install-deps: apt has no installable linux-image-$rel:arm64 (signed or unsigned)" >&2
+		exit 1
+	fi
+	want="linux-headers-$rel:arm64 $image:arm64 busybox-static:arm64"
 	common="linux-headers-$abi-common"
 	dpkg-query -W -f='${Status}\n' "$common" 2>/dev/null | grep -q '^install ok installed$' ||
 		want="$want $common"

@@ -16,15 +16,17 @@
  * tracepoints: the generated probe function passes the tracepoint's
  * arguments as an array of u64 (c->entry); STP_TVAR_TPARG indexes it.
  *
- * user-space probes (stp_uprobes.h): STP_TVAR_LOC, a DWARF location the
- * translator evaluated at the probed address: a register (DWARF number,
+ * user-space probes (stp_uprobes.h) and kernel probes the translator reads
+ * with DWARF locations (a statement inside a function, locals, parameters
+ * passed on the stack): STP_TVAR_LOC, a DWARF location the translator
+ * evaluated at the probed address: a register (DWARF number,
  * stp_dwarf_reg()), a register plus an offset, memory at a register plus an
  * offset (a stack slot), memory at a link-time address plus the binary's
- * run-time load bias (a static variable), or a constant. Memory of user
- * variables (t->user) is read with copy_from_user_nofault(): the current
- * task's resident pages; a fault is the same located script error. In a
- * uretprobe every STP_TVAR_LOC variable is saved at entry, like argument
- * variables of kretprobes.
+ * run-time load bias (a static variable; user space only), or a constant.
+ * Memory of user variables (t->user) is read with copy_from_user_nofault():
+ * the current task's resident pages; a fault is the same located script
+ * error. In a uretprobe every STP_TVAR_LOC variable is saved at entry, in a
+ * kretprobe every STP_TVAR_LOC and argument variable.
  *
  * @cast(p, "type")->m: the same member steps from a run-time address, with
  * a static struct stp_tvar per @cast expression (stp_cast_get()).
@@ -234,8 +236,26 @@ static void stp_tvar_fault(struct stp_context *c, unsigned long addr)
 static inline bool stp_tvar_saved(const struct stp_probe *p,
 				  const struct stp_tvar *t)
 {
-	return (p->kind == STP_PROBE_KRETPROBE && t->base == STP_TVAR_ARG) ||
+	return (p->kind == STP_PROBE_KRETPROBE &&
+		(t->base == STP_TVAR_ARG || t->base == STP_TVAR_LOC)) ||
 	       (p->kind == STP_PROBE_URETPROBE && t->base == STP_TVAR_LOC);
+}
+
+/*
+ * whether the running probe reads DWARF locations: a uprobe (whose context
+ * entry holds the binary's load bias) or a kprobe (a kernel statement or
+ * function probe: registers and stack slots, no static locations)
+ */
+static inline bool stp_tvar_loc_ok(const struct stp_context *c)
+{
+	return c->probe->kind == STP_PROBE_KPROBE ||
+	       (c->probe->kind == STP_PROBE_UPROBE && c->entry);
+}
+
+/* the load bias of a location's static address (kernel probes: none) */
+static inline u64 stp_tvar_bias(const struct stp_context *c)
+{
+	return c->probe->kind == STP_PROBE_UPROBE ? c->entry[0] : 0;
 }
 
 /*
@@ -245,19 +265,17 @@ static inline bool stp_tvar_saved(const struct stp_probe *p,
 static bool stp_tvar_start(struct stp_context *c, const struct stp_tvar *t,
 			   u64 *v)
 {
-	const struct stp_probe *p = c->probe;
 	unsigned long bad = 0;
 
 	if (t->base != STP_TVAR_LOC) {
 		*v = stp_tvar_base_value(t, c->regs);
 		return true;
 	}
-	/* a uprobe's context entry holds the load bias */
-	if (p->kind != STP_PROBE_UPROBE || !c->entry) {
+	if (!stp_tvar_loc_ok(c)) {
 		stp_error(c, "target variable not available here");
 		return false;
 	}
-	if (stp_tvar_loc_value(t, c->regs, c->entry[0], v, &bad))
+	if (stp_tvar_loc_value(t, c->regs, stp_tvar_bias(c), v, &bad))
 		return true;
 	if (bad)
 		stp_tvar_fault(c, bad);
@@ -349,10 +367,34 @@ static __maybe_unused s64 stp_cast_get(struct stp_context *c, s64 p,
 }
 
 /*
- * $$parms: "name=0x... name=0x..." into dst. A tracepoint's arguments are
- * the context's entry values; a DWARF function's are its argument
- * registers at entry (p->parms; size 0: not in a register, "name=?").
- * Pointers (p->parm_ptrmask) print hashed unless -g.
+ * entry i of the running probe's $$parms/$$vars/$$locals list, extended to
+ * its size: from its argument register at a function's entry, or where
+ * its DWARF location says; false when it cannot be read (no location
+ * there, a fault)
+ */
+static __maybe_unused bool stp_parm_value(struct stp_context *c,
+					  unsigned int i, u64 *v)
+{
+	const struct stp_tvar *t = &c->probe->parms[i];
+	unsigned long bad;
+
+	if (!t->size)
+		return false;
+	if (t->base != STP_TVAR_LOC)
+		*v = regs_get_kernel_argument(c->regs, t->arg);
+	else if (!stp_tvar_loc_ok(c) ||
+		 !stp_tvar_loc_value(t, c->regs, stp_tvar_bias(c), v, &bad))
+		return false;
+	*v = stp_tvar_extend(*v, t->size, t->is_signed);
+	return true;
+}
+
+/*
+ * $$parms, $$vars, $$locals: "name=0x... name=0x..." into dst. A
+ * tracepoint's arguments are the context's entry values; a DWARF
+ * function's parameters and locals are read by stp_parm_value() (p->parms;
+ * one that cannot be read prints "name=?"). Pointers (p->parm_ptrmask)
+ * print hashed unless -g.
  */
 static __maybe_unused const char *stp_parms(struct stp_context *c, char *dst)
 {
@@ -370,31 +412,15 @@ static __maybe_unused const char *stp_parms(struct stp_context *c, char *dst)
 	name = tp ? p->tp_argnames : p->parm_names; /* NULL: no parameters */
 	nargs = tp ? p->tp_nargs : p->nparms;
 	for (i = 0; i < nargs; i++) {
-		const struct stp_tvar *t = tp ? NULL : &p->parms[i];
 		u64 v;
 
-		if (t && !t->size) {
+		if (tp) {
+			v = c->entry[i];
+		} else if (!stp_parm_value(c, i, &v)) {
 			n += scnprintf(dst + n, STP_MAXSTRINGLEN - n, "%s%s=?",
 				       i ? " " : "", name);
 			name += strlen(name) + 1;
 			continue;
-		}
-		if (t && t->base == STP_TVAR_LOC) {
-			unsigned long bad;
-
-			/* a user probe's parameter: where DWARF says */
-			if (p->kind != STP_PROBE_UPROBE || !c->entry ||
-			    !stp_tvar_loc_value(t, c->regs, c->entry[0], &v, &bad)) {
-				n += scnprintf(dst + n, STP_MAXSTRINGLEN - n,
-					       "%s%s=?", i ? " " : "", name);
-				name += strlen(name) + 1;
-				continue;
-			}
-			v = stp_tvar_extend(v, t->size, t->is_signed);
-		} else {
-			v = t ? stp_tvar_extend(regs_get_kernel_argument(c->regs, t->arg),
-						t->size, t->is_signed)
-			      : c->entry[i];
 		}
 		if (i < 64 && (p->parm_ptrmask & (1ULL << i)))
 			v = stp_ptr_out(v);

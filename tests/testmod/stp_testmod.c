@@ -104,6 +104,33 @@ noinline long stp_tm_arr_fill(struct stp_tm_arr *a, int n)
 	return n;
 }
 
+/*
+ * Locals, statements and a stack-passed argument: writing "loc" calls
+ * stp_tm_locals(5, &rec), whose loop leaves sum = 1, 5, 14, 30, 55 after
+ * each k = 1..5 and sets rec.val = 55 (returned), and
+ * stp_tm_seven(1, 2, 3, 4, 5, 6, 77, 88, 99), whose seventh to ninth
+ * arguments x86-64 passes on the stack (arm64: the ninth; returns 285).
+ */
+noinline long stp_tm_locals(int n, struct stp_tm_rec *r)
+{
+	long sum = 0;
+	int k;
+
+	for (k = 1; k <= n; k++) {
+		sum += (long)k * k;
+		stp_tm_sink += sum; /* STP_TM_LOOP_LINE */
+	}
+	r->val = sum; /* STP_TM_DONE_LINE */
+	return sum;
+}
+
+noinline long stp_tm_seven(long a, long b, long c, long d, long e, long f,
+			   long g, long h, long i)
+{
+	stp_tm_sink += g + h + i;
+	return a + b + c + d + e + f + g + h + i;
+}
+
 static void stp_tm_round(int i)
 {
 	struct stp_tm_rec rec;
@@ -136,6 +163,13 @@ static ssize_t stp_tm_write(struct file *file, const char __user *ubuf,
 		struct stp_tm_arr arr;
 
 		stp_tm_arr_fill(&arr, 7);
+		return len;
+	}
+	if (sysfs_streq(buf, "loc")) {
+		struct stp_tm_rec rec;
+
+		stp_tm_locals(5, &rec);
+		stp_tm_seven(1, 2, 3, 4, 5, 6, 77, 88, 99);
 		return len;
 	}
 	if (kstrtoint(strim(buf), 10, &n) || n < 0 || n > 1000000)

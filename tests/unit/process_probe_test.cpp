@@ -422,13 +422,17 @@ TEST(ProcessProbes, TargetVariableErrors)
 		  "t.stp:1:57: '$$parms' in 'process(\"/usr/bin/prog\").function(\"work@prog.c:20\")"
 		  ".return': a .return probe has no parameters [read them with @entry($name)]");
 	EXPECT_EQ(first_error("probe process(\"prog\").function(\"work\") { println($$locals) }"),
-		  "t.stp:1:50: '$$locals' is not supported in process probes [read locals by name "
-		  "($name), or print the parameters and the locals with $$vars]");
+		  "no error");
+	EXPECT_EQ(first_error("probe process(\"prog\").function(\"work\") { println($$locals);"
+			      " println($$vars) }"),
+		  "t.stp:1:69: '$$locals' and '$$vars' in one probe on "
+		  "'process(\"/usr/bin/prog\").function(\"work@prog.c:20\")' [they print different "
+		  "lists here: use one of them ($$vars has both)]");
 	EXPECT_EQ(first_error("probe process(\"prog\").function(\"work\") { println($$parms);"
 			      " println($$vars) }"),
 		  "t.stp:1:68: '$$parms' and '$$vars' in one probe on "
-		  "'process(\"/usr/bin/prog\").function(\"work@prog.c:20\")' [they print one list in "
-		  "process probes: use one of them]");
+		  "'process(\"/usr/bin/prog\").function(\"work@prog.c:20\")' [they print different "
+		  "lists here: use one of them ($$vars has both)]");
 	EXPECT_EQ(first_error("probe process(\"prog\").function(\"work\") { println($n$) }"),
 		  "t.stp:1:50: '$n$' in 'process(\"/usr/bin/prog\").function(\"work@prog.c:20\")': "
 		  "process probes do not pretty-print values [print the members you want: $n->member]");

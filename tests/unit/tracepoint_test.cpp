@@ -307,8 +307,11 @@ TEST_F(FakeKernel, ParmsNeedDwarfOrTracepoint)
 {
 	EXPECT_EQ(first_error("probe kernel.trace(\"fakesys:other\"), begin { println($$parms) }"),
 		  "t.stp:1:54: '$$parms' in 'begin', which has no DWARF [$$parms needs "
-		  "kernel.function(\"f\"), module(\"m\").function(\"f\") or "
-		  "kernel.trace(\"sys:event\")]");
+		  "kernel.function(\"f\"), module(\"m\").function(\"f\"), "
+		  "kernel.trace(\"sys:event\") or process(\"P\").function(\"f\")]");
+	EXPECT_EQ(first_error("probe kernel.trace(\"fakesys:other\") { println($$locals) }"),
+		  "t.stp:1:47: '$$locals' in 'kernel.trace(\"fakesys:other\")': a tracepoint has "
+		  "arguments, no locals [print them with $$parms]");
 	EXPECT_EQ(first_error("function f() { return $$vars } probe begin { f() }"),
 		  "t.stp:1:23: '$$vars' used in a function; only probe bodies have it "
 		  "[pass it to the function as an argument]");

@@ -50,7 +50,7 @@ std::string Emitter::expr(const Expr &e)
 	case ExprKind::String:
 		return c_string(e.text);
 	case ExprKind::Var:
-		if (e.text == "$$parms" || e.text == "$$vars") {
+		if (e.text == "$$parms" || e.text == "$$vars" || e.text == "$$locals") {
 			may_fail_ = true;
 			return "stp_parms(c, " + temp() + ")";
 		}

@@ -199,23 +199,33 @@ std::string Emitter::pretty_point_all(size_t i, size_t k, int depth)
 	if (it == p.pretty_parms.end() || !p.func)
 		return "";
 	bool tp = p.kind == ProbeKind::Tracepoint;
-	for (size_t j = 0; j < it->second.size() && j < p.func->params.size(); j++) {
+	// a tracepoint's arguments, or the list $$parms, $$vars or $$locals chose
+	size_t count = tp ? p.func->params.size() : p.parms.size();
+	for (size_t j = 0; j < it->second.size() && j < count; j++) {
 		const auto &l = it->second[j];
-		std::string lead = (j ? " " : "") + p.func->params[j].name + "=";
-		const std::optional<TargetAccess> *a = j < p.parms.size() ? &p.parms[j].second : nullptr;
-		if (!l || (!tp && (!a || !*a))) {
+		std::string name = tp ? p.func->params[j].name : p.parms[j].first;
+		std::string lead = (j ? " " : "") + name + "=";
+		if (!l || (!tp && !p.parms[j].second)) {
 			code += "\t\tstp_pp_lit(dst, &n, " + c_string(lead + "?") + ");\n";
 			continue;
 		}
 		std::string fn = base + std::to_string(j) + "_" + std::to_string(depth);
 		os_ << value_function(fn, *l, depth > 1);
-		std::string raw = tp ? "c->entry[" + std::to_string(j) + "]"
-				     : "regs_get_kernel_argument(c->regs, " + std::to_string((*a)->arg) + ")";
-		code += "\t\tstp_pp_lit(dst, &n, " + c_string(lead) + ");\n\t\t" + fn + "(c, dst, &n, " +
-			extended(raw, l->root) + ");\n\t\tif (c->error)\n\t\t\treturn dst;\n";
+		std::string raw = tp ? "c->entry[" + std::to_string(j) + "]" : "raw";
+		std::string call = fn + "(c, dst, &n, " + extended(raw, l->root) + ");\n";
+		if (tp)
+			code += "\t\tstp_pp_lit(dst, &n, " + c_string(lead) + ");\n\t\t" + call;
+		else // read where it is (an argument register, a DWARF location)
+			code += "\t\tif (stp_parm_value(c, " + std::to_string(j) +
+				", &raw)) {\n\t\t\tstp_pp_lit(dst, &n, " + c_string(lead) +
+				");\n\t\t\t" + call + "\t\t} else {\n\t\t\tstp_pp_lit(dst, &n, " +
+				c_string(lead + "?") + ");\n\t\t}\n";
+		code += "\t\tif (c->error)\n\t\t\treturn dst;\n";
 	}
+	std::string decl = !tp && !code.empty() ? "\t\tu64 raw;\n\n" : "";
 	std::string guard = tp ? "!c->entry" : "!c->regs";
-	return "\t\tif (" + guard + ") {\n\t\t\tstp_error(c, \"$$parms not available here\");\n"
+	return decl + "\t\tif (" + guard +
+	       ") {\n\t\t\tstp_error(c, \"$$parms not available here\");\n"
 	       "\t\t\treturn dst;\n\t\t}\n" + code;
 }
 

@@ -252,9 +252,12 @@ void Emitter::probe_table()
 		// user-space addresses print as they are (only kernel ones are hashed)
 		bool user = p.kind == ProbeKind::Uprobe || p.kind == ProbeKind::Uretprobe;
 		if (p.func && !user && (p.kind == ProbeKind::Tracepoint || !p.parms.empty())) {
-			uint64_t mask = 0;
+			// a tracepoint's pointer arguments; the pointers sema found
+			// among the names $$parms, $$vars or $$locals print
+			uint64_t mask = p.kind == ProbeKind::Tracepoint ? 0 : p.parm_ptrmask;
 			for (size_t j = 0; j < p.func->params.size() && j < 64; j++)
-				if (p.func->params[j].type.find('*') != std::string::npos)
+				if (p.kind == ProbeKind::Tracepoint &&
+				    p.func->params[j].type.find('*') != std::string::npos)
 					mask |= uint64_t{1} << j;
 			if (mask)
 				os_ << "\t\t.parm_ptrmask = 0x" << std::hex << mask << std::dec

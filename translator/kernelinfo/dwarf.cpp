@@ -3,12 +3,14 @@
 #include "translator/kernelinfo/dwarf.h"
 #include "translator/dwarfloc/source.h"
 #include "translator/dwarfloc/types.h"
+#include "translator/dwarfloc/variable.h"
 #include "translator/support/suggest.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <fnmatch.h>
+#include <gelf.h>
 
 #include <algorithm>
 #include <cctype>
@@ -34,6 +36,7 @@ namespace {
 
 struct Handle {
 	Dwfl *dwfl = nullptr;
+	Dwfl_Module *mod = nullptr;
 	Dwarf *dbg = nullptr;
 	Dwarf_Addr bias = 0;
 };
@@ -91,6 +94,7 @@ Result<const Handle *> open_file(State &st, const std::string &path)
 		return e;
 	}
 	dwfl_report_end(h.dwfl, nullptr, nullptr);
+	h.mod = m;
 	h.dbg = dwfl_module_getdwarf(m, &h.bias);
 	if (!h.dbg) {
 		dwfl_end(h.dwfl);
@@ -479,6 +483,79 @@ Result<std::vector<KernelFunction>> Reader::tracepoint_functions(const std::stri
 // target_access, with the type the walk ends at (end).
 namespace {
 
+// Whether $name of f is read from the argument registers at the function's
+// entry, by the calling convention (as the BTF facts read parameters):
+// tracepoint arguments, and at entry every parameter in an argument
+// register (and every name that is none: parameter_access words that
+// error). Everything else (any variable of a statement probe inside the
+// function, a parameter passed on the stack or by value) is read where the
+// DWARF location says it is at the probe address.
+bool at_entry_registers(const KernelFunction &f, const std::string &name)
+{
+	if (f.tracepoint)
+		return true;
+	if (f.offset != 0)
+		return false;
+	for (const KernelParam &p : f.params)
+		if (p.name == name)
+			return p.arg >= 0;
+	return true;
+}
+
+// The call frame information of h whose addresses are the DWARF's own
+// (.debug_frame, else .eh_frame; the kernel has no .eh_frame on x86).
+std::vector<Dwarf_CFI *> cfi_of(const Handle &h)
+{
+	std::vector<Dwarf_CFI *> out;
+	Dwarf_Addr b = 0;
+	if (Dwarf_CFI *c = dwfl_module_dwarf_cfi(h.mod, &b); c && b == h.bias)
+		out.push_back(c);
+	if (Dwarf_CFI *c = dwfl_module_eh_cfi(h.mod, &b); c && b == h.bias)
+		out.push_back(c);
+	return out;
+}
+
+// Which registers a Location of h's file numbers: its ELF machine's.
+Result<dwarfloc::Arch> arch_of(const Handle &h, const std::string &path)
+{
+	GElf_Ehdr eh;
+	Elf *e = dwarf_getelf(h.dbg);
+	if (e && gelf_getehdr(e, &eh)) {
+		if (eh.e_machine == EM_X86_64)
+			return dwarfloc::Arch::X86_64;
+		if (eh.e_machine == EM_AARCH64)
+			return dwarfloc::Arch::Arm64;
+	}
+	return fail(path + ": DWARF locations are read for x86-64 and arm64 only");
+}
+
+// $parts... of f read where DWARF places it at the probe address (the
+// function's low pc plus f.offset): registers and stack slots of the
+// probed context, read by the runtime from its pt_regs. Static variables
+// are refused: a module's sections load apart from each other.
+Result<TargetAccess> located_access(State &st, const Handle *h, const KernelFunction &f,
+				    Dwarf_Die *fn, const std::vector<std::string> &parts,
+				    bool in_return, Dwarf_Die *end)
+{
+	Dwarf_Addr lo = 0;
+	if (dwarf_lowpc(fn, &lo) != 0)
+		return fail("lost the address of " + f.name + "() in " + f.info_file);
+	auto arch = arch_of(*h, f.info_file);
+	if (!arch)
+		return arch.error();
+	dwarfloc::Site s{{*arch, lo + f.offset, fn, cfi_of(*h), "", ""}, f.name, false,
+			 completer(st)};
+	auto acc = dwarfloc::variable_access(s, parts, in_return, end);
+	if (acc && acc->loc.kind == Location::Static)
+		return fail("$" + parts[0] + " is a static variable of " +
+				    (f.module.empty() ? std::string("the kernel") : f.module) +
+				    ": kernel probes read parameters and locals",
+			    "read it through a pointer a parameter or local holds, or with "
+			    "kernel_long() at its address");
+	return acc;
+}
+
+
 Result<TargetAccess> access_of(State &st, const KernelFunction &f, const std::string &spelling,
 			       bool in_return, Dwarf_Die *end)
 {
@@ -499,6 +576,8 @@ Result<TargetAccess> access_of(State &st, const KernelFunction &f, const std::st
 		if (!type_die(&fn, &t))
 			return fail(f.name + "() returns void: no $return");
 		acc.base = TargetAccess::Return;
+	} else if (!at_entry_registers(f, parts[0])) {
+		return located_access(st, *h, f, &fn, parts, in_return, end);
 	} else {
 		auto pa = parameter_access(f, parts[0]);
 		if (!pa)
@@ -519,6 +598,18 @@ Result<TargetAccess> Reader::target_access(const KernelFunction &f, const std::s
 					   bool in_return) const
 {
 	return access_of(*state_, f, spelling, in_return, nullptr);
+}
+
+std::vector<KernelParam> Reader::locals(const KernelFunction &f) const
+{
+	Dwarf_Die fn;
+	Dwarf_Addr lo = 0;
+	if (f.tracepoint)
+		return {};
+	auto h = open_file(*state_, f.info_file);
+	if (!h || !dwarf_offdie((*h)->dbg, f.info_id, &fn) || dwarf_lowpc(&fn, &lo) != 0)
+		return {};
+	return dwarfloc::locals_at(&fn, lo + f.offset);
 }
 
 namespace {

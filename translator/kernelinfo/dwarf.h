@@ -53,6 +53,9 @@ public:
 	CastAccess cast_access(const std::string &module, const std::string &type,
 			       const std::vector<std::string> &members) const;
 
+	// KernelFacts::locals
+	std::vector<KernelParam> locals(const KernelFunction &f) const;
+
 	// KernelFacts::type_members
 	Result<KernelFacts::Pretty> type_members(const KernelFunction &f,
 						 const std::string &spelling, bool in_return,

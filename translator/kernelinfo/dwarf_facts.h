@@ -31,6 +31,11 @@ public:
 		return reader_.type_members(f, spelling, in_return, depth);
 	}
 
+	Result<std::vector<KernelParam>> locals(const KernelFunction &f) const override
+	{
+		return reader_.locals(f);
+	}
+
 	// Whether module ("" : the kernel, or a .ko path) has DWARF here.
 	bool has_dwarf(const std::string &module) const { return reader_.has_dwarf(module); }
 

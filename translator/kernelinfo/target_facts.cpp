@@ -138,6 +138,11 @@ Result<KernelFacts::Pretty> TargetKernelFacts::type_members(const KernelFunction
 	return src.type_members(f, spelling, in_return, depth);
 }
 
+Result<std::vector<KernelParam>> TargetKernelFacts::locals(const KernelFunction &f) const
+{
+	return source(f.module).locals(f);
+}
+
 CastAccess TargetKernelFacts::cast_access(const std::string &module, const std::string &type,
 					  const std::vector<std::string> &members) const
 {

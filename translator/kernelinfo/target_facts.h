@@ -50,6 +50,7 @@ public:
 	SymbolCheck check_symbol(const std::string &module, const std::string &name) const override;
 	Result<Pretty> type_members(const KernelFunction &f, const std::string &spelling,
 				    bool in_return, int depth) const override;
+	Result<std::vector<KernelParam>> locals(const KernelFunction &f) const override;
 
 private:
 	// DWARF when module ("" : the kernel) has it, else BTF (remembered)

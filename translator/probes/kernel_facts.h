@@ -219,6 +219,16 @@ public:
 		return fail("pretty-printing needs the types of the kernel's debugging information");
 	}
 
+	// $$locals: the local variables (not parameters, not globals) visible
+	// where a probe on f fires, innermost scope first, each name once, with
+	// their C types. The default (no DWARF: BTF has no locals) fails.
+	virtual Result<std::vector<KernelParam>> locals(const KernelFunction &f) const
+	{
+		(void)f;
+		return fail("locals need the debugging information (DWARF) of the function, "
+			    "which BTF does not carry");
+	}
+
 	// Whether `name` is a probeable text symbol of `module` ("" : the
 	// kernel). The default knows nothing (known = false).
 	virtual SymbolCheck check_symbol(const std::string &module, const std::string &name) const

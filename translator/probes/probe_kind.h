@@ -32,9 +32,11 @@ struct ResolvedPoint {
 	// variables of the body, in the order of the body's spellings (sema)
 	std::shared_ptr<const KernelFunction> func;
 	std::vector<TargetAccess> tvars;
-	// $$parms of a DWARF entry probe: each parameter's name and how to read
-	// it (nothing: not in a register at entry, printed as "?")
+	// $$parms / $$vars / $$locals of a DWARF probe: each parameter's or
+	// local's name and how to read it (nothing: printed as "?"), and which
+	// of them are kernel pointers (printed as %p prints them)
 	std::vector<std::pair<std::string, std::optional<TargetAccess>>> parms;
+	uint64_t parm_ptrmask = 0;
 	// $x$ and $x$$ of the body: (tvar index, depth) -> what they print;
 	// $$parms$ and $$return$: depth -> each parameter's (nothing: "?") and
 	// the return value's

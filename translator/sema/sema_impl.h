@@ -119,7 +119,10 @@ private:
 					  bool ret) const;
 	Result<TargetAccess> mark_access(const ResolvedPoint &p, const std::string &spelling) const;
 	// $$parms of a process probe: each parameter (markers: arg1..argN)
-	bool process_parms(const Expr &e, ResolvedPoint &p);
+	bool parm_lists(const Expr &e);
+	std::vector<std::pair<std::string, bool>> parm_names(const std::string &which,
+							     const ResolvedPoint &p) const;
+	bool point_parms(const Expr &e, ResolvedPoint &p);
 	void subscripts(const Expr &e);
 
 	Type var(const Expr &e);
@@ -211,7 +214,7 @@ private:
 	size_t cur_body_ = SIZE_MAX;
 	bool changed_ = false;
 	// process probes' $$parms lists: true when built for $$vars (with locals)
-	std::map<const ResolvedPoint *, bool> parms_vars_;
+	std::map<const ResolvedPoint *, std::string> parms_vars_; // the first of $$parms/$$vars/$$locals
 	// @cast expressions resolved (each once): the error, or none
 	std::unordered_map<const Expr *, std::optional<CastError>> casts_;
 };

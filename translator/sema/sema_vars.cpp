@@ -255,65 +255,12 @@ bool Checker::target_var(const Expr &e, const std::string &spelling, bool entry,
 
 Type Checker::var(const Expr &e)
 {
-	if (e.text.rfind("$$locals", 0) == 0) {
-		for (ProbeInstance &pi : r_.instances)
-			if (pi.body == cur_body_ && is_process(pi.point.kind)) {
-				error(e.loc, "'" + e.text + "' is not supported in process probes",
-				      "read locals by name ($name), or print the parameters and the locals "
-				      "with $$vars");
-				return set(e, Type::Unknown);
-			}
-		error(e.loc, "'" + e.text + "': kernel function probes have no locals here",
-		      "stap-pmu reads parameters at entry only: use $$parms (or $$parms$ to "
-		      "pretty-print them)");
-		return set(e, Type::Unknown);
-	}
 	if (e.text == "$$parms$" || e.text == "$$parms$$" || e.text == "$$vars$" ||
-	    e.text == "$$vars$$" || e.text == "$$return$" || e.text == "$$return$$")
+	    e.text == "$$vars$$" || e.text == "$$locals$" || e.text == "$$locals$$" ||
+	    e.text == "$$return$" || e.text == "$$return$$")
 		return pretty_all(e);
-	if (e.text == "$$parms" || e.text == "$$vars") {
-		// every argument of a tracepoint or DWARF function at entry,
-		// "name=0x... ..." (stp_parms)
-		bool ok = cur_body_ != SIZE_MAX;
-		for (ProbeInstance &pi : r_.instances) {
-			if (!ok || pi.body != cur_body_ || pi.point.kind == ProbeKind::Tracepoint)
-				continue;
-			if (is_process(pi.point.kind) && pi.point.kind != ProbeKind::Uretprobe) {
-				if (!process_parms(e, pi.point))
-					return set(e, Type::Unknown);
-				continue;
-			}
-			if (!pi.point.func && !is_process(pi.point.kind)) {
-				error(e.loc, "'" + e.text + "' in '" + pi.point.name + "', which has no DWARF",
-				      "$$parms needs kernel.function(\"f\"), "
-				      "module(\"m\").function(\"f\") or kernel.trace(\"sys:event\")");
-				return set(e, Type::Unknown);
-			}
-			if (is_return(pi.point.kind)) {
-				error(e.loc, "'" + e.text + "' in '" + pi.point.name +
-						     "': a .return probe has no parameters",
-				      "read them with @entry($name)");
-				return set(e, Type::Unknown);
-			}
-			if (!pi.point.parms.empty() || pi.point.func->params.empty())
-				continue;
-			for (const KernelParam &prm : pi.point.func->params) {
-				std::optional<TargetAccess> a;
-				if (prm.arg >= 0)
-					if (auto r = facts_.target_access(*pi.point.func, "$" + prm.name, false))
-						a = *r;
-				if (a && !a->offsets.empty())
-					a.reset(); // a struct passed by value: not one register
-				pi.point.parms.emplace_back(prm.name, a);
-			}
-		}
-		if (!ok) {
-			error(e.loc, "'" + e.text + "' used in a function; only probe bodies have it",
-			      "pass it to the function as an argument");
-			return set(e, Type::Unknown);
-		}
-		return set(e, Type::String);
-	}
+	if (e.text == "$$parms" || e.text == "$$vars" || e.text == "$$locals")
+		return set(e, parm_lists(e) ? Type::String : Type::Unknown);
 	if (e.text == "$$return") {
 		// "return=0x..." in .return probes of functions with prototypes
 		bool ok = cur_body_ != SIZE_MAX;
@@ -353,48 +300,117 @@ Type Checker::var(const Expr &e)
 	return set(e, sym->type);
 }
 
-// $$parms of a process probe: every parameter the facts can read at the
-// probe (nothing: printed "?"), a marker's arg1..argN; $$vars: the
-// parameters, then the locals visible there. False: reported.
-bool Checker::process_parms(const Expr &e, ResolvedPoint &p)
+// $$parms, $$vars or $$locals in the current body: for every probe point
+// of it, the list it prints ("name=0x... ..."). False: reported.
+bool Checker::parm_lists(const Expr &e)
 {
-	if (p.kind == ProbeKind::ProcessBegin || p.kind == ProbeKind::ProcessEnd) {
-		error(e.loc, "'" + e.text + "' in '" + p.name +
-				     "': process begin and end probes have no parameters");
+	if (cur_body_ == SIZE_MAX) {
+		error(e.loc, "'" + e.text + "' used in a function; only probe bodies have it",
+		      "pass it to the function as an argument");
 		return false;
 	}
-	if (p.mark) {
-		if (p.parms.empty())
-			for (size_t i = 0; i < p.mark->args.size(); i++)
-				p.parms.emplace_back("arg" + std::to_string(i + 1), p.mark->args[i]);
-		return true;
-	}
-	if (!p.ufunc || !p.ufunc->has_dwarf || !process_) {
-		if (p.ufunc)
+	for (ProbeInstance &pi : r_.instances) {
+		ResolvedPoint &p = pi.point;
+		if (pi.body != cur_body_)
+			continue;
+		if (p.kind == ProbeKind::Tracepoint && e.text == "$$locals") {
+			error(e.loc, "'$$locals' in '" + p.name + "': a tracepoint has arguments, no locals",
+			      "print them with $$parms");
+			return false;
+		}
+		if (p.kind == ProbeKind::Tracepoint)
+			continue;
+		if (p.kind == ProbeKind::ProcessBegin || p.kind == ProbeKind::ProcessEnd) {
+			error(e.loc, "'" + e.text + "' in '" + p.name +
+					     "': process begin and end probes have no parameters");
+			return false;
+		}
+		if (p.mark) { // a marker's arguments, whatever was asked
+			if (p.parms.empty())
+				for (size_t i = 0; i < p.mark->args.size(); i++)
+					p.parms.emplace_back("arg" + std::to_string(i + 1), p.mark->args[i]);
+			continue;
+		}
+		if (!p.func && !p.ufunc) {
+			error(e.loc, "'" + e.text + "' in '" + p.name + "', which has no DWARF",
+			      "$$parms needs kernel.function(\"f\"), module(\"m\").function(\"f\"), "
+			      "kernel.trace(\"sys:event\") or process(\"P\").function(\"f\")");
+			return false;
+		}
+		if (is_return(p.kind)) {
+			error(e.loc, "'" + e.text + "' in '" + p.name +
+					     "': a .return probe has no parameters",
+			      "read them with @entry($name)");
+			return false;
+		}
+		if (p.ufunc && (!p.ufunc->has_dwarf || !process_)) {
 			error(e.loc, no_dwarf(*p.ufunc).what);
-		return !p.ufunc;
+			return false;
+		}
+		if (!point_parms(e, p))
+			return false;
 	}
-	bool vars = e.text == "$$vars"; // the locals too
+	return true;
+}
+
+// The names $$parms (parameters), $$locals (the locals visible at the
+// probe) or $$vars (both) of point p print, each with whether it is a
+// pointer.
+std::vector<std::pair<std::string, bool>> Checker::parm_names(const std::string &which,
+							      const ResolvedPoint &p) const
+{
+	std::vector<std::pair<std::string, bool>> out;
+	auto is_ptr = [](const std::string &type) { return type.find('*') != std::string::npos; };
+	const std::vector<KernelParam> &params = p.ufunc ? p.ufunc->fn.params : p.func->params;
+	if (which != "$$locals")
+		for (const KernelParam &prm : params)
+			out.emplace_back(prm.name, is_ptr(prm.type));
+	if (which == "$$parms")
+		return out;
+	if (p.ufunc) {
+		for (const std::string &l : process_->locals(*p.ufunc))
+			out.emplace_back(l, false); // user pointers print as they are
+	} else if (auto locals = facts_.locals(*p.func)) {
+		for (const KernelParam &l : *locals)
+			out.emplace_back(l.name, is_ptr(l.type));
+	}
+	return out;
+}
+
+// p.parms for $$parms / $$vars / $$locals (e.text): how each name is read
+// (nothing: printed "?"). A point prints one list: two of them that differ
+// in one body are an error.
+bool Checker::point_parms(const Expr &e, ResolvedPoint &p)
+{
+	if (e.text == "$$locals" && p.func && !p.ufunc) {
+		if (auto l = facts_.locals(*p.func); !l) {
+			error(e.loc, "'$$locals' in '" + p.name + "': " + l.error().what,
+			      "install the kernel's debugging information (or name it with "
+			      "--vmlinux), build the module with -g, or print $$parms");
+			return false;
+		}
+	}
+	auto names = parm_names(e.text, p);
 	if (auto seen = parms_vars_.find(&p); seen != parms_vars_.end()) {
-		if (seen->second == vars)
+		if (seen->second == e.text || parm_names(seen->second, p) == names)
 			return true;
-		error(e.loc, "'$$parms' and '$$vars' in one probe on '" + p.name + "'",
-		      "they print one list in process probes: use one of them");
+		error(e.loc, "'" + seen->second + "' and '" + e.text + "' in one probe on '" + p.name +
+				     "'",
+		      "they print different lists here: use one of them ($$vars has both)");
 		return false;
 	}
-	parms_vars_[&p] = vars;
-	std::vector<std::string> names;
-	for (const KernelParam &prm : p.ufunc->fn.params)
-		names.push_back(prm.name);
-	if (vars)
-		for (const std::string &l : process_->locals(*p.ufunc))
-			names.push_back(l);
-	for (const std::string &name : names) {
+	parms_vars_[&p] = e.text;
+	p.parm_ptrmask = 0;
+	for (size_t j = 0; j < names.size(); j++) {
+		const std::string &name = names[j].first;
 		std::optional<TargetAccess> a;
-		if (auto r = process_->target_access(*p.ufunc, "$" + name, false))
+		if (auto r = p.ufunc ? process_->target_access(*p.ufunc, "$" + name, false)
+				     : facts_.target_access(*p.func, "$" + name, false))
 			a = *r;
 		if (a && !a->offsets.empty())
 			a.reset(); // a struct passed by value: not one value
+		if (names[j].second && j < 64)
+			p.parm_ptrmask |= uint64_t{1} << j;
 		p.parms.emplace_back(name, a);
 	}
 	return true;
@@ -468,9 +484,17 @@ Type Checker::pretty_all(const Expr &e)
 		}
 		if (p.pretty_parms.count(depth))
 			continue;
+		// the names var() chose ($$parms, $$vars, $$locals); a tracepoint's
+		// arguments
+		std::vector<std::string> names;
+		for (const KernelParam &prm : p.func->params)
+			if (p.kind == ProbeKind::Tracepoint)
+				names.push_back(prm.name);
+		for (const auto &prm : p.parms)
+			names.push_back(prm.first);
 		auto &v = p.pretty_parms[depth];
-		for (const KernelParam &prm : p.func->params) {
-			auto l = facts_.type_members(*p.func, "$" + prm.name, in_ret, depth);
+		for (const std::string &name : names) {
+			auto l = facts_.type_members(*p.func, "$" + name, in_ret, depth);
 			v.push_back(l ? std::optional(*l) : std::nullopt);
 		}
 	}

@@ -22,11 +22,13 @@
  * stp_pmu_read is lock-free).
  *
  * Reads (stp_pmu_read) are lock-free and NMI-safe, with interrupts off:
- * when the event is active on this CPU in a
+ * when the event is active and started (hw.state 0) on this CPU in a
  * hardware counter the runtime can read (x86: rdpmc of hw.event_base_rdpmc;
  * arm64 PMUv3: PMCCNTR_EL0 or PMEVCNTR<n>_EL0), the value is event->count
  * plus the masked difference between the counter and hw.prev_count, i.e.
- * what pmu->read() would fold in, without writing anything.
+ * what pmu->read() would fold in, without writing anything. A stopped event whose count is up to date
+ * (PERF_HES_UPTODATE: its counter may already be another event's, x86
+ * reassigns counters between stop and start) reads event->count alone.
  * Otherwise (software events, chained or precise events, an event not on
  * this CPU) pmu->read() folds the hardware value into event->count, then
  * the count is read. perf_event_read_local() is not exported in 6.1.
@@ -381,16 +383,31 @@ static void stp_pmu_status(struct seq_file *m)
 	}
 }
 
-/* the value of e on this CPU: interrupts off, e not in error state */
+/*
+ * The value of e on this CPU: interrupts off, e not in error state.
+ * hw.state decides whether the hardware may be read (docs/runtime.md,
+ * "Counter reads"): PERF_HES_UPTODATE means the PMU stopped the event and
+ * folded its counter into count, and the counter hw.idx names may already
+ * belong to another event (x86 reassigns counters between stop and start):
+ * count is the value, neither rdpmc nor pmu->read may touch the hardware.
+ * The direct read needs hw.state 0 (started: hw.idx, prev_count and the
+ * counter agree); any other state goes through pmu->read.
+ */
 static __always_inline u64 stp_pmu_read_event(struct perf_event *e, bool fast)
 {
+	unsigned int hs;
 	u64 v;
 
 	if (e->oncpu != smp_processor_id())
 		return local64_read(&e->count);
-	if (fast && READ_ONCE(e->state) == PERF_EVENT_STATE_ACTIVE &&
-	    stp_pmu_read_fast(e, &v))
-		return v;
+	hs = READ_ONCE(e->hw.state);
+	if (likely(!hs)) {
+		if (fast && READ_ONCE(e->state) == PERF_EVENT_STATE_ACTIVE &&
+		    stp_pmu_read_fast(e, &v))
+			return v;
+	} else if (hs & PERF_HES_UPTODATE) {
+		return local64_read(&e->count);
+	}
 	e->pmu->read(e);
 	return local64_read(&e->count);
 }

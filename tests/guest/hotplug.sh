@@ -1,10 +1,12 @@
 #!/bin/bash
-# hotplug.sh STAP_PMU SOURCE_DIR KERNEL - @pmu reads while CPUs go offline and
-# come back online (docs/runtime.md, "CPU hotplug"). A 4-CPU x86 guest takes
-# cpu1-3 offline and back online three times while pmu-workload loops on
-# getpid; tests/guest/scripts/hotplug_reads.stp reads perf::cpu-clock in a
-# getpid kprobe and in cpuhp:cpuhp_enter (before each hotplug state's
-# callback, on the CPU being hotplugged).
+# hotplug.sh STAP_PMU SOURCE_DIR KERNEL [arm64] - @pmu reads while CPUs go
+# offline and come back online (docs/runtime.md, "CPU hotplug"). A 4-CPU
+# guest takes cpu1-3 offline and back online three times while pmu-workload
+# loops on getpid; tests/guest/scripts/hotplug_reads.stp reads a counter
+# (x86: the software perf::cpu-clock; arm64: the emulated PMUv3's
+# instructions, with --pmu-targets perf) in syscall.getpid and in
+# cpuhp:cpuhp_enter (before each hotplug state's callback, on the CPU being
+# hotplugged).
 #  - the script runs to its end (exit 0, the end probe's report);
 #  - on each hotplugged CPU, each bring-up reads 0 until the module's online
 #    callback and then never again, each teardown reads non-zero until its
@@ -15,11 +17,13 @@
 #    before ("no usable @pmu counter on this CPU"), exit status 1;
 #  - no kernel warning in either run (--vm fails the run on one).
 set -u
-stap_pmu=$1 src=$2 kernel_spec=${3:?a kernel spec (tests/lib/kernel.sh)}
+stap_pmu=$1 src=$2 kernel_spec=${3:?a kernel spec (tests/lib/kernel.sh)} arch=${4:-amd64}
 cd "$src" || exit 1
 # shellcheck source=tests/lib/kernel.sh
 source tests/lib/kernel.sh
-release=$(test_kernel "$kernel_spec" amd64) || { echo "FAIL: no kernel"; exit 1; }
+release=$(test_kernel "$kernel_spec" "$arch") || { echo "FAIL: no kernel"; exit 1; }
+archargs=()
+[[ $arch == arm64 ]] && archargs=(-a arm64 --pmu-targets perf)
 echo "kernel: $release"
 script=tests/guest/scripts/hotplug_reads.stp
 cmd='for c in 0 1 2 3; do (while [ ! -e /tmp/hp-done ]; do pmu-workload getpid 300; done) & done
@@ -33,7 +37,8 @@ fail=0
 run() { # run LABEL ARGS... ; sets $out, $err, $rc
 	local log
 	log=$(mktemp)
-	"$stap_pmu" -r "$release" "${@:2}" --vm --vm-smp 4 -c "$cmd" "$script" >"$log" 2>"$log.err"
+	"$stap_pmu" -r "$release" "${archargs[@]}" "${@:2}" --vm --vm-smp 4 -c "$cmd" "$script" \
+		>"$log" 2>"$log.err"
 	rc=$? out=$(cat "$log") err=$(cat "$log.err")
 	rm -f "$log" "$log.err"
 }
@@ -76,4 +81,4 @@ grep -q '@pmu read' <<<"$err" && { echo "FAIL: strict: reads counted instead of 
 if ((ok)); then echo "strict: the read is a script error"; else show; fail=1; fi
 
 ((fail)) && exit 1
-echo "ok: hotplug"
+echo "ok: hotplug ($arch)"

@@ -391,7 +391,10 @@ static void stp_pmu_status(struct seq_file *m)
  * belong to another event (x86 reassigns counters between stop and start):
  * count is the value, neither rdpmc nor pmu->read may touch the hardware.
  * The direct read needs hw.state 0 (started: hw.idx, prev_count and the
- * counter agree); any other state goes through pmu->read.
+ * counter agree); any other state goes through pmu->read, except a core
+ * PMU event without a counter (hw.idx -1: its x86 and arm64 event_init set
+ * that, and arm64's del; a per-task event at its first pmu->add() is ACTIVE
+ * with hw.state 0 and no counter): count.
  */
 static __always_inline u64 stp_pmu_read_event(struct perf_event *e, bool fast)
 {
@@ -408,6 +411,8 @@ static __always_inline u64 stp_pmu_read_event(struct perf_event *e, bool fast)
 	} else if (hs & PERF_HES_UPTODATE) {
 		return local64_read(&e->count);
 	}
+	if (READ_ONCE(e->hw.idx) < 0 && e->pmu->task_ctx_nr == perf_hw_context)
+		return local64_read(&e->count);
 	e->pmu->read(e);
 	return local64_read(&e->count);
 }

@@ -37,7 +37,9 @@
  * events of the counter's PMU: stp_task_perf_ctx() in stp_compat.h) for the
  * event that is one of ours or whose ->parent is one of ours. When it is
  * active on this CPU, pmu->read() folds the hardware value into
- * event->count; the count is the thread's value. This is what the perf
+ * event->count (not while hw.state has PERF_HES_UPTODATE: at a context
+ * switch the event is ACTIVE on this CPU before pmu->add() gives it a
+ * counter; stp_pmu_read_event()); the count is the thread's value. This is what the perf
  * core's perf_event_read_local() does for a per-task event of current
  * (not exported in 6.1, and it refuses inherited events because it cannot
  * sum the children; reading current's own event needs no sum). Why the walk
@@ -389,12 +391,13 @@ static s64 stp_pmu_thread_read(struct stp_context *c, int idx)
 	e = stp_pmu_thread_find(idx);
 	if (e) {
 		state = READ_ONCE(e->state);
-		if (state >= PERF_EVENT_STATE_INACTIVE) {
-			/* on this CPU: current's own, scheduled in */
-			if (READ_ONCE(e->oncpu) == smp_processor_id())
-				e->pmu->read(e);
-			v = local64_read(&e->count);
-		}
+		/*
+		 * on this CPU (current's own, scheduled in) pmu->read, unless
+		 * hw.state says the PMU is between del and add at this context
+		 * switch: stp_pmu_read_event() (stp_pmu.h)
+		 */
+		if (state >= PERF_EVENT_STATE_INACTIVE)
+			v = stp_pmu_read_event(e, false);
 	}
 	rcu_read_unlock();
 	local_irq_restore(flags);

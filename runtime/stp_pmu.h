@@ -26,12 +26,14 @@
  * hardware counter the runtime can read (x86: rdpmc of hw.event_base_rdpmc;
  * arm64 PMUv3: PMCCNTR_EL0 or PMEVCNTR<n>_EL0), the value is event->count
  * plus the masked difference between the counter and hw.prev_count, i.e.
- * what pmu->read() would fold in, without writing anything. A stopped event whose count is up to date
- * (PERF_HES_UPTODATE: its counter may already be another event's, x86
- * reassigns counters between stop and start) reads event->count alone.
- * Otherwise (software events, chained or precise events, an event not on
- * this CPU) pmu->read() folds the hardware value into event->count, then
- * the count is read. perf_event_read_local() is not exported in 6.1.
+ * what pmu->read() would fold in, without writing anything. A stopped
+ * event whose count is up to date (PERF_HES_UPTODATE: its counter may
+ * already be another event's, x86 reassigns counters between stop and
+ * start), and a core PMU event without a counter (hw.idx -1), read
+ * event->count alone. Otherwise (software events, chained or precise
+ * events, an event not on this CPU) pmu->read() folds the hardware value
+ * into event->count, then the count is read. perf_event_read_local() is
+ * not exported in 6.1.
  *
  * CPU hotplug: a dynamic cpuhp state (AP_ONLINE_DYN) creates the counters
  * of a CPU that comes online (its callback runs on that CPU: it reads its

@@ -37,12 +37,13 @@
  * events of the counter's PMU: stp_task_perf_ctx() in stp_compat.h) for the
  * event that is one of ours or whose ->parent is one of ours. When it is
  * active on this CPU, pmu->read() folds the hardware value into
- * event->count (not while hw.state has PERF_HES_UPTODATE: at a context
- * switch the event is ACTIVE on this CPU before pmu->add() gives it a
- * counter; stp_pmu_read_event()); the count is the thread's value. This is what the perf
- * core's perf_event_read_local() does for a per-task event of current
- * (not exported in 6.1, and it refuses inherited events because it cannot
- * sum the children; reading current's own event needs no sum). Why the walk
+ * event->count (not while it has no counter, hw.state PERF_HES_UPTODATE or
+ * hw.idx -1: at a context switch the event is ACTIVE on this CPU before
+ * pmu->add() gives it one; stp_pmu_read_event()); the count is the
+ * thread's value. This is what the perf core's perf_event_read_local()
+ * does for a per-task event of current (not exported in 6.1, and it
+ * refuses inherited events because it cannot sum the children; reading
+ * current's own event needs no sum). Why the walk
  * is safe: events join and leave a context's event_list with
  * list_add_rcu()/list_del_rcu() under the context lock, events and contexts
  * are freed after an RCU grace period (call_rcu), and current's context

@@ -3,6 +3,11 @@
  *   pmu-workload getpid N   N raw getpid system calls, exactly N (syscall(SYS_getpid))
  *   pmu-workload read N     N one-byte read()s from /dev/zero
  *   pmu-workload spin MS    busy loop for MS milliseconds of CLOCK_MONOTONIC
+ *   pmu-workload nanosleep N US
+ *                           N raw nanosleep system calls (syscall(SYS_nanosleep),
+ *                           not glibc's nanosleep(), which is clock_nanosleep),
+ *                           each asleep for US microseconds; a call a signal
+ *                           interrupts is made again for the rest of its time
  *   pmu-workload signal N   sends itself SIGUSR1 N times (kill), each handled
  *   pmu-workload fault N    writes to N fresh anonymous pages: N write page faults
  *   pmu-workload tcp N      brings lo up; a TCP client connected to a server on
@@ -54,7 +59,7 @@ static void usage(const char *msg)
 	if (msg)
 		fprintf(stderr, "pmu-workload: %s\n", msg);
 	fprintf(stderr, "usage: pmu-workload getpid N | read N | spin MS | signal N | fault N |"
-			" tcp N | udp N | phases SLEEP_MS SPIN_MS\n");
+			" tcp N | udp N | phases SLEEP_MS SPIN_MS | nanosleep N US\n");
 	exit(2);
 }
 
@@ -328,8 +333,31 @@ static int do_phases(long long sleep_ms, long long spin_ms)
 	return 0;
 }
 
+/* n raw nanosleep calls of us microseconds each (EINTR: the rest, again) */
+static int do_nanosleep(long long n, long long us)
+{
+	for (long long i = 0; i < n; i++) {
+		struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
+
+		while (syscall(SYS_nanosleep, &ts, &ts) < 0) {
+			if (errno != EINTR) {
+				fprintf(stderr, "pmu-workload: nanosleep: %s\n", strerror(errno));
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 4 && strcmp(argv[1], "nanosleep") == 0) {
+		long long n = parse_count(argv[2]), us = parse_count(argv[3]);
+
+		if (us > 60000000)
+			usage("nanosleep: at most 60000000 us per call");
+		return do_nanosleep(n, us);
+	}
 	if (argc == 4 && strcmp(argv[1], "phases") == 0) {
 		long long sleep_ms = parse_count(argv[2]), spin_ms = parse_count(argv[3]);
 
@@ -337,6 +365,8 @@ int main(int argc, char **argv)
 			usage("phases: at most 60000 ms each");
 		return do_phases(sleep_ms, spin_ms);
 	}
+	if (argc >= 2 && strcmp(argv[1], "nanosleep") == 0)
+		usage("nanosleep: expected N and US");
 	if (argc != 3)
 		usage(argc < 2 ? NULL : "expected exactly one argument after the mode");
 	long long n = parse_count(argv[2]);

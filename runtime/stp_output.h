@@ -439,6 +439,7 @@ STP_PROC_OPS(stp_proc_records_ops, NULL, stp_proc_records_read, NULL, NULL);
 /* --- /proc/<module>/status --- */
 
 static u64 stp_probes_nmissed(void);
+static void stp_pmu_status(struct seq_file *m);	/* stp_pmu.h */
 
 static int stp_proc_status_show(struct seq_file *m, void *v)
 {
@@ -465,6 +466,7 @@ static int stp_proc_status_show(struct seq_file *m, void *v)
 			seq_printf(m, "cpu%d written %llu dropped %llu dropped_bytes %llu\n",
 				   cpu, one.written, one.dropped, one.dropped_bytes);
 	}
+	stp_pmu_status(m);
 	return 0;
 }
 

@@ -22,20 +22,27 @@
  * stp_pmu_read is lock-free).
  *
  * Reads (stp_pmu_read) are lock-free and NMI-safe, with interrupts off:
- * when the event is active on this CPU in a hardware counter the runtime
- * can read (x86: rdpmc of hw.event_base_rdpmc; arm64 PMUv3: PMCCNTR_EL0 or
- * PMEVCNTR<n>_EL0), the value is event->count plus the masked difference
- * between the counter and hw.prev_count, i.e. what pmu->read() would fold
- * in, without writing anything. Otherwise (software events, chained or
- * precise events, an event not on this CPU) pmu->read() folds the hardware
- * value into event->count, then the count is read. perf_event_read_local()
- * is not exported in 6.1.
+ * when the event is active and started (hw.state 0) on this CPU in a
+ * hardware counter the runtime can read (x86: rdpmc of hw.event_base_rdpmc;
+ * arm64 PMUv3: PMCCNTR_EL0 or PMEVCNTR<n>_EL0), the value is event->count
+ * plus the masked difference between the counter and hw.prev_count, i.e.
+ * what pmu->read() would fold in, without writing anything. A stopped
+ * event whose count is up to date (PERF_HES_UPTODATE: its counter may
+ * already be another event's, x86 reassigns counters between stop and
+ * start), and a core PMU event without a counter (hw.idx -1), read
+ * event->count alone. Otherwise (software events, chained or precise
+ * events, an event not on this CPU) pmu->read() folds the hardware value
+ * into event->count, then the count is read. perf_event_read_local() is
+ * not exported in 6.1.
  *
  * CPU hotplug: a dynamic cpuhp state (AP_ONLINE_DYN) creates the counters
  * of a CPU that comes online (its callback runs on that CPU: it reads its
  * own CPUID/MIDR and picks its row) and releases them when it goes offline.
- * A CPU without counters (no row, a refused counter) makes @pmu a script
- * error there; the hotplug itself is never refused.
+ * The hotplug itself is never refused. @pmu on a CPU without counters (its
+ * callback has not run yet or has released them, no row, a refused
+ * counter) reads 0 and counts a per-CPU "unavailable" read, which the
+ * status file reports (-D STP_PMU_STRICT: a script error, as a counter in
+ * error state always is).
  */
 #ifndef STP_PMU_H
 #define STP_PMU_H
@@ -352,8 +359,71 @@ static void stp_pmu_stop_sampling(void)
 }
 
 /*
+ * Reads of @pmu on a CPU whose counters are not there: after the CPU came
+ * online and before its hotplug callback created them, after the offline
+ * callback released them, or on a CPU that came online with no row or a
+ * refused counter. Such a read returns 0 and is counted here, per CPU
+ * (only its CPU writes its count; this_cpu_inc is NMI-safe), for the
+ * status file ("pmu_unavailable"). Module-static: counts outlive
+ * stp_pmu_release(), which runs before the loader reads the status.
+ */
+static DEFINE_PER_CPU(u64, stp_pmu_unavail);
+
+static void stp_pmu_status(struct seq_file *m)
+{
+	u64 all = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		all += READ_ONCE(*per_cpu_ptr(&stp_pmu_unavail, cpu));
+	seq_printf(m, "pmu_unavailable %llu\n", all);
+	for_each_possible_cpu(cpu) {
+		u64 n = READ_ONCE(*per_cpu_ptr(&stp_pmu_unavail, cpu));
+
+		if (n)
+			seq_printf(m, "cpu%d pmu_unavailable %llu\n", cpu, n);
+	}
+}
+
+/*
+ * The value of e on this CPU: interrupts off, e not in error state.
+ * hw.state decides whether the hardware may be read (docs/runtime.md,
+ * "Counter reads"): PERF_HES_UPTODATE means the PMU stopped the event and
+ * folded its counter into count, and the counter hw.idx names may already
+ * belong to another event (x86 reassigns counters between stop and start):
+ * count is the value, neither rdpmc nor pmu->read may touch the hardware.
+ * The direct read needs hw.state 0 (started: hw.idx, prev_count and the
+ * counter agree); any other state goes through pmu->read, except a core
+ * PMU event without a counter (hw.idx -1: its x86 and arm64 event_init set
+ * that, and arm64's del; a per-task event at its first pmu->add() is ACTIVE
+ * with hw.state 0 and no counter): count.
+ */
+static __always_inline u64 stp_pmu_read_event(struct perf_event *e, bool fast)
+{
+	unsigned int hs;
+	u64 v;
+
+	if (e->oncpu != smp_processor_id())
+		return local64_read(&e->count);
+	hs = READ_ONCE(e->hw.state);
+	if (likely(!hs)) {
+		if (fast && READ_ONCE(e->state) == PERF_EVENT_STATE_ACTIVE &&
+		    stp_pmu_read_fast(e, &v))
+			return v;
+	} else if (hs & PERF_HES_UPTODATE) {
+		return local64_read(&e->count);
+	}
+	if (READ_ONCE(e->hw.idx) < 0 && e->pmu->task_ctx_nr == perf_hw_context)
+		return local64_read(&e->count);
+	e->pmu->read(e);
+	return local64_read(&e->count);
+}
+
+/*
  * @pmu: this CPU's value of event idx. Lock-free and NMI-safe (kprobe,
- * kretprobe, timer and perf overflow handlers), never sleeps.
+ * kretprobe, timer and perf overflow handlers), never sleeps. No counter on
+ * this CPU: 0, counted in stp_pmu_unavail (with -D STP_PMU_STRICT a script
+ * error); a counter in error state (the PMU could not schedule it): an error.
  */
 static inline s64 stp_pmu_read(struct stp_context *c, int idx)
 {
@@ -370,17 +440,16 @@ static inline s64 stp_pmu_read(struct stp_context *c, int idx)
 	local_irq_save(flags);
 	pc = this_cpu_ptr(stp_pmu_cpus);
 	e = READ_ONCE(pc->ev[idx]);
-	if (unlikely(!e || READ_ONCE(e->state) == PERF_EVENT_STATE_ERROR)) {
+	if (unlikely(!e)) {
+#ifdef STP_PMU_STRICT
 		bad = true;
-	} else if (e->oncpu == smp_processor_id()) {
-		if (!(pc->fast[idx] &&
-		      READ_ONCE(e->state) == PERF_EVENT_STATE_ACTIVE &&
-		      stp_pmu_read_fast(e, &v))) {
-			e->pmu->read(e);
-			v = local64_read(&e->count);
-		}
+#else
+		this_cpu_inc(stp_pmu_unavail);
+#endif
+	} else if (unlikely(READ_ONCE(e->state) == PERF_EVENT_STATE_ERROR)) {
+		bad = true;
 	} else {
-		v = local64_read(&e->count);
+		v = stp_pmu_read_event(e, pc->fast[idx]);
 	}
 	local_irq_restore(flags);
 	if (unlikely(bad)) {
@@ -388,6 +457,12 @@ static inline s64 stp_pmu_read(struct stp_context *c, int idx)
 		return 0;
 	}
 	return v;
+}
+
+#else /* STP_NEVENTS == 0 */
+
+static inline void stp_pmu_status(struct seq_file *m)
+{
 }
 
 #endif /* STP_NEVENTS > 0 */

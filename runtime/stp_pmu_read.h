@@ -2,8 +2,10 @@
 /*
  * stp_pmu_read.h - reading a hardware counter directly, without pmu->read():
  * x86 rdpmc of the event's counter, arm64 PMUv3 PMCCNTR_EL0/PMEVCNTR<n>_EL0.
- * Used by stp_pmu_read() (stp_pmu.h) with interrupts off, for an event
- * active on this CPU; any doubt returns false and the caller falls back to
+ * Used by stp_pmu_read_event() (stp_pmu.h) with interrupts off, for an event
+ * active and started on this CPU (hw.state 0: hw.idx, prev_count and the
+ * counter agree; docs/runtime.md "Reads that interrupt the PMU rescheduling
+ * counters"); any doubt returns false and the caller falls back to
  * pmu->read().
  */
 #ifndef STP_PMU_READ_H

@@ -37,10 +37,13 @@
  * events of the counter's PMU: stp_task_perf_ctx() in stp_compat.h) for the
  * event that is one of ours or whose ->parent is one of ours. When it is
  * active on this CPU, pmu->read() folds the hardware value into
- * event->count; the count is the thread's value. This is what the perf
- * core's perf_event_read_local() does for a per-task event of current
- * (not exported in 6.1, and it refuses inherited events because it cannot
- * sum the children; reading current's own event needs no sum). Why the walk
+ * event->count (not while it has no counter, hw.state PERF_HES_UPTODATE or
+ * hw.idx -1: at a context switch the event is ACTIVE on this CPU before
+ * pmu->add() gives it one; stp_pmu_read_event()); the count is the
+ * thread's value. This is what the perf core's perf_event_read_local()
+ * does for a per-task event of current (not exported in 6.1, and it
+ * refuses inherited events because it cannot sum the children; reading
+ * current's own event needs no sum). Why the walk
  * is safe: events join and leave a context's event_list with
  * list_add_rcu()/list_del_rcu() under the context lock, events and contexts
  * are freed after an RCU grace period (call_rcu), and current's context
@@ -389,12 +392,13 @@ static s64 stp_pmu_thread_read(struct stp_context *c, int idx)
 	e = stp_pmu_thread_find(idx);
 	if (e) {
 		state = READ_ONCE(e->state);
-		if (state >= PERF_EVENT_STATE_INACTIVE) {
-			/* on this CPU: current's own, scheduled in */
-			if (READ_ONCE(e->oncpu) == smp_processor_id())
-				e->pmu->read(e);
-			v = local64_read(&e->count);
-		}
+		/*
+		 * on this CPU (current's own, scheduled in) pmu->read, unless
+		 * hw.state says the PMU is between del and add at this context
+		 * switch: stp_pmu_read_event() (stp_pmu.h)
+		 */
+		if (state >= PERF_EVENT_STATE_INACTIVE)
+			v = stp_pmu_read_event(e, false);
 	}
 	rcu_read_unlock();
 	local_irq_restore(flags);

@@ -58,6 +58,36 @@ TEST(LoaderStatus, UnknownExtraLinesIgnored)
 	EXPECT_EQ(s->dropped, 12u);
 }
 
+// The runtime's per-CPU count of @pmu reads that found no counter (a CPU coming
+// online or going offline): the total, each CPU's line, and the warning naming them.
+TEST(LoaderStatus, PmuUnavailablePerCpu)
+{
+	auto s = parse_status("stopped 0\nskipped 0\ncpu0 written 3 dropped 0 dropped_bytes 0\n"
+			      "pmu_unavailable 7\ncpu1 pmu_unavailable 4\ncpu3 pmu_unavailable 3\n");
+	ASSERT_TRUE(s);
+	EXPECT_EQ(s->pmu_unavailable, 7u);
+	ASSERT_EQ(s->pmu_unavailable_cpus.size(), 2u);
+	EXPECT_EQ(s->pmu_unavailable_cpus[0], std::make_pair(1, uint64_t{4}));
+	EXPECT_EQ(s->pmu_unavailable_cpus[1], std::make_pair(3, uint64_t{3}));
+	EXPECT_EQ(pmu_unavailable_warning(*s),
+		  "WARNING: 7 @pmu reads found no counter on their CPU and were 0 (cpu1: 4, cpu3: 3): "
+		  "a CPU came online or went offline during the run; -D STP_PMU_STRICT makes such a "
+		  "read an error");
+	s = parse_status("stopped 0\npmu_unavailable 1\ncpu12 pmu_unavailable 1\n");
+	ASSERT_TRUE(s);
+	EXPECT_EQ(pmu_unavailable_warning(*s),
+		  "WARNING: 1 @pmu read found no counter on its CPU and was 0 (cpu12: 1): a CPU "
+		  "came online or went offline during the run; -D STP_PMU_STRICT makes such a read "
+		  "an error");
+	// no reads without counters, and lines that only look like it
+	s = parse_status("stopped 0\npmu_unavailable 0\ncpuX pmu_unavailable 2\ncpu1 pmu_unavailable x\n"
+			 "cpu pmu_unavailable 2\ncpu2 pmu_unavail 2\n");
+	ASSERT_TRUE(s);
+	EXPECT_EQ(s->pmu_unavailable, 0u);
+	EXPECT_TRUE(s->pmu_unavailable_cpus.empty());
+	EXPECT_EQ(pmu_unavailable_warning(*s), "");
+}
+
 TEST(LoaderStatus, Malformed)
 {
 	EXPECT_FALSE(parse_status(""));

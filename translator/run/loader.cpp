@@ -67,6 +67,37 @@ std::string dropped_warning(const ModuleStatus &st)
 	return w + " was full; -D STP_BUFSIZE=BYTES makes it larger";
 }
 
+std::string pmu_unavailable_warning(const ModuleStatus &st)
+{
+	if (!st.pmu_unavailable)
+		return "";
+	std::string w = "WARNING: " + std::to_string(st.pmu_unavailable) + " @pmu read" +
+			std::string(st.pmu_unavailable == 1 ? " found no counter on its CPU and was"
+						 : "s found no counter on their CPU and were") +
+			" 0 (";
+	const char *sep = "";
+	for (const auto &[cpu, n] : st.pmu_unavailable_cpus) {
+		w += sep + ("cpu" + std::to_string(cpu)) + ": " + std::to_string(n);
+		sep = ", ";
+	}
+	return w + "): a CPU came online or went offline during the run; -D STP_PMU_STRICT "
+		   "makes such a read an error";
+}
+
+// "cpuN pmu_unavailable M" of the status file; false for any other line.
+static bool parse_cpu_unavailable(const std::string &key, const std::string &val,
+				  ModuleStatus &st)
+{
+	static const std::string tag = "pmu_unavailable ";
+	uint64_t cpu, n;
+	if (key.size() < 4 || key.compare(0, 3, "cpu") != 0 || !parse_u64(key.substr(3), cpu) ||
+	    cpu > 1u << 20 || val.compare(0, tag.size(), tag) != 0 ||
+	    !parse_u64(trim(val.substr(tag.size())), n))
+		return false;
+	st.pmu_unavailable_cpus.emplace_back((int)cpu, n);
+	return true;
+}
+
 std::optional<ModuleStatus> parse_status(std::string_view text)
 {
 	ModuleStatus st;
@@ -100,6 +131,8 @@ std::optional<ModuleStatus> parse_status(std::string_view text)
 			first = false;
 			continue;
 		}
+		if (parse_cpu_unavailable(key, val, st))
+			continue;
 		uint64_t v;
 		if (!parse_u64(val, v))
 			continue; // unknown or malformed extra lines are ignored
@@ -113,6 +146,8 @@ std::optional<ModuleStatus> parse_status(std::string_view text)
 			st.bufsize = v;
 		else if (key == "error")
 			st.errors = v;
+		else if (key == "pmu_unavailable")
+			st.pmu_unavailable = v;
 	}
 	if (first)
 		return std::nullopt;

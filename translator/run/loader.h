@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace stap_pmu::loader {
@@ -35,10 +36,18 @@ struct ModuleStatus {
 	uint64_t dropped_bytes = 0;   // their bytes of text
 	uint64_t bufsize = 0;         // bytes of each CPU's output buffer (0: not reported)
 	uint64_t errors = 0;
+	// @pmu reads on a CPU without counters (returned 0): total, and per CPU
+	// (cpu, count) for the CPUs that had any, in the status file's order
+	uint64_t pmu_unavailable = 0;
+	std::vector<std::pair<int, uint64_t>> pmu_unavailable_cpus;
 };
 
 // "WARNING: N output records dropped ..." for a status with drops, else "".
 std::string dropped_warning(const ModuleStatus &st);
+
+// "WARNING: N @pmu reads found no counter on their CPU ..." naming each CPU and
+// its count, for a status with such reads, else "".
+std::string pmu_unavailable_warning(const ModuleStatus &st);
 
 // Words of a command that needs no shell (only [A-Za-z0-9_-./,:+@%^] and blanks);
 // empty when it has to run through /bin/sh -c (quotes, $, *, ;, |, >, =, ...).

@@ -165,6 +165,8 @@ std::optional<ModuleStatus> stop_and_drain(ModuleFiles &mf, Sink &out,
 		say(dropped_warning(*st));
 	if (st->skipped)
 		say("WARNING: " + std::to_string(st->skipped) + " probe hits skipped");
+	if (st->pmu_unavailable)
+		say(pmu_unavailable_warning(*st));
 	return st;
 }
 

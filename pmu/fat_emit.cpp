@@ -253,6 +253,23 @@ Layout layout(const FatTable &t)
 	return l;
 }
 
+// rows[]: { nmatch, same, core, vec } per row.
+std::string emit_rows(const FatTable &t, const Layout &l)
+{
+	std::string out = "\t.rows = {\n";
+	for (size_t i = 0; i < t.rows.size(); i++) {
+		const Row &r = t.rows[i];
+		bool same = l.row_same[i];
+		out += fmt::format("\t\t{{ {}, {}, {}, {} }}, /* {}{} */\n",
+				   same ? 0 : r.match.size(), same ? 1 : 0, core_macro(r),
+				   l.row_vec[i], c_comment(r.pmu),
+				   r.match.empty() ? ": any CPU"
+				   : same	   ? ": the previous row's CPUs"
+						   : "");
+	}
+	return out + "\t},\n";
+}
+
 } // namespace
 
 std::string emit_pmu_tables(const FatTable &t)
@@ -325,18 +342,7 @@ std::string emit_pmu_tables(const FatTable &t)
 		}
 		out += "\t},\n";
 	}
-	out += "\t.rows = {\n";
-	for (size_t i = 0; i < t.rows.size(); i++) {
-		const Row &r = t.rows[i];
-		bool same = l.row_same[i];
-		out += fmt::format("\t\t{{ {}, {}, {}, {} }}, /* {}{} */\n",
-				   same ? 0 : r.match.size(), same ? 1 : 0, core_macro(r),
-				   l.row_vec[i], c_comment(r.pmu),
-				   r.match.empty() ? ": any CPU"
-				   : same	   ? ": the previous row's CPUs"
-						   : "");
-	}
-	out += "\t},\n";
+	out += emit_rows(t, l);
 	out += fmt::format("\t.row_names = {},\n", c_string(l.row_names));
 	out += fmt::format("\t.event_names = {},\n", c_string(l.event_names));
 	out += "};\n\n";

@@ -17,10 +17,9 @@
 // CounterMask, EdgeDetect), also transcribed in Linux's
 // tools/perf/pmu-events/arch/x86/{alderlake,meteorlake}. The tests in
 // tests/unit/pmu_hybrid_test.cpp pin each one next to its source name.
-// For the Crestmont core only the events of the architectural set
-// (SDM Vol. 3B, "Pre-defined Architectural Performance Events": 3C/00,
-// C0/00, 3C/01, 2E/4F, 2E/41, C4/00, C5/00) and the ones read from
-// meteorlake_crestmont_core.json are listed.
+// INST_RETIRED.ANY_P (C0/00) on Crestmont is the architectural event (SDM
+// Vol. 3B, "Pre-defined Architectural Performance Events"); its other
+// entries were read from meteorlake_crestmont_core.json V1.11.
 #include "pmu/intel_hybrid.h"
 #include "pmu/internal.h"
 
@@ -109,7 +108,7 @@ constexpr auto rwc_events = std::to_array<HybridEvent>({
 	{"LD_BLOCKS:STORE_FORWARD", 0x03, 0x82, 0, false, "loads blocked by store forwarding"},
 });
 
-// meteorlake_crestmont_core.json; architectural events (see the top)
+// meteorlake_crestmont_core.json (V1.11)
 constexpr auto cmt_events = std::to_array<HybridEvent>({
 	{"INST_RETIRED:ANY_P", 0xc0, 0x00, 0, false, "instructions retired (general counter)"},
 	{"CPU_CLK_UNHALTED:CORE_P", 0x3c, 0x00, 0, false, "core cycles when not halted"},
@@ -124,6 +123,12 @@ constexpr auto cmt_events = std::to_array<HybridEvent>({
 	{"LD_BLOCKS:STORE_FORWARD", 0x03, 0x02, 0, false, "loads blocked by store forwarding"},
 	{"LD_BLOCKS:ADDRESS_ALIAS", 0x03, 0x04, 0, false, "loads blocked by 4K aliasing"},
 	{"MEM_SCHEDULER_BLOCK:ALL", 0x04, 0x07, 0, false, "cycles uops are blocked: load/store buffer or RSV full"},
+	{"MEM_BOUND_STALLS_LOAD:ALL", 0x34, 0x7f, 0, false, "unhalted cycles stalled on an L1 demand load miss"},
+	{"TOPDOWN_FE_BOUND:ALL", 0x71, 0x00, 0, false, "TMA slots: front end bound"},
+	{"TOPDOWN_RETIRING:ALL", 0x72, 0x00, 0, false, "TMA slots: retiring"},
+	{"TOPDOWN_BAD_SPECULATION:ALL", 0x73, 0x00, 0, false, "TMA slots: bad speculation"},
+	{"BR_INST_RETIRED:COND", 0xc4, 0x7e, 0, false, "conditional branches retired"},
+	{"BR_INST_RETIRED:NEAR_TAKEN", 0xc4, 0xc0, 0, false, "near taken branches retired"},
 });
 
 constexpr auto pmu_table = std::to_array<HybridPmu>({

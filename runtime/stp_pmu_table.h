@@ -116,7 +116,6 @@ static const char *stp_pmu_row_name(int r, char *buf)
 	const char *s = stp_pmu_tab.row_names;
 	size_t k, len = 0;
 	int i;
-
 	u8 c;
 
 	buf[0] = '\0';

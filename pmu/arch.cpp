@@ -1,5 +1,6 @@
 // arch.cpp - target architectures and which one a PMU belongs to.
 #include "pmu/arm64.h"
+#include "pmu/intel_hybrid.h"
 #include "pmu/internal.h"
 #include "pmu/pmu.h"
 
@@ -34,6 +35,8 @@ std::optional<Arch> Resolver::pmu_arch(const std::string &pmu)
 {
 	if (detail::find_arm_pmu(pmu))
 		return Arch::arm64;
+	if (detail::find_hybrid_pmu(pmu))
+		return Arch::x86_64;
 	const detail::PmuDesc *p = detail::find_pmu(pmu);
 	if (p && p->kind == detail::PmuKind::core)
 		return Arch::x86_64; // the Debian build's tables are x86 only

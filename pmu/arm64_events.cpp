@@ -14,6 +14,7 @@
 // encodings (EL2 is counted only when exclude_hv is clear, on non-VHE
 // kernels; with VHE the kernel runs at EL2 and exclude_kernel decides).
 #include "pmu/arm64.h"
+#include "pmu/internal.h"
 
 #include <array>
 #include <strings.h>
@@ -105,24 +106,8 @@ bool encode_arm(std::string_view event, const ArmPmu &pmu, Encoding &out, std::s
 	e.type = 4; // PERF_TYPE_RAW
 	e.config = ev->number;
 	e.exclude_hv = true;
-	bool u = false, k = false;
-	for (std::string_view mods = event.substr(name.size()); !mods.empty();) {
-		mods.remove_prefix(1); // ':'
-		std::string_view m = mods.substr(0, mods.find(':'));
-		mods.remove_prefix(m.size());
-		if (iequals(m, "u"))
-			u = true;
-		else if (iequals(m, "k"))
-			k = true;
-		else {
-			reason = "invalid event attribute";
-			return false;
-		}
-	}
-	if (u && !k)
-		e.exclude_kernel = true;
-	if (k && !u)
-		e.exclude_user = true;
+	if (!apply_uk_modifiers(event.substr(name.size()), e, reason))
+		return false;
 	out = e;
 	return true;
 }

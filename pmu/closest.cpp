@@ -1,4 +1,5 @@
 // closest.cpp - "did you mean" suggestions over the event names of some PMUs.
+#include "pmu/intel_hybrid.h"
 #include "pmu/internal.h"
 #include "pmu/pmu.h"
 #include "translator/support/suggest.h"
@@ -56,6 +57,9 @@ std::vector<std::string> Resolver::closest(const std::string &event,
 			std::vector<std::string> v;
 			if (const detail::PmuDesc *pmu = detail::find_pmu(name))
 				collect_names(*pmu, v);
+			else if (const detail::HybridPmu *h = detail::find_hybrid_pmu(name))
+				for (const auto &e : h->events)
+					v.emplace_back(e.name);
 			it = per_pmu.emplace(name, std::move(v)).first;
 		}
 		names.insert(names.end(), it->second.begin(), it->second.end());

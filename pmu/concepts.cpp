@@ -45,19 +45,27 @@ struct Alias {
 	std::string_view candidates; // "A|B|perf::C"
 };
 
+// The hybrid Intel PMUs (pmu/intel_hybrid_events.cpp) name the events by
+// Intel's names; branches, branch-misses, cache-references and llc-misses
+// find those under "intel" (BR_INST_RETIRED:ALL_BRANCHES, ...).
+constexpr std::string_view hybrid = "adl_glc,adl_grt,mtl_rwc,mtl_cmt";
+
 constexpr auto alias_table = std::to_array<Alias>({
 	{"cycles", "netburst,netburst_p", "GLOBAL_POWER_EVENTS:RUNNING"},
 	{"cycles", "knc", "CPU_CLK_UNHALTED"},
+	{"cycles", hybrid, "CPU_CLK_UNHALTED:THREAD_P"},
 	{"cycles", "intel", "UNHALTED_CORE_CYCLES"},
 	{"cycles", "amd", "CYCLES_NOT_IN_HALT|CPU_CLK_UNHALTED"},
 	{"cycles", "arm64", "CPU_CYCLES"},
 
 	{"instructions", "knc", "INSTRUCTIONS_EXECUTED"},
+	{"instructions", hybrid, "INST_RETIRED:ANY_P"},
 	{"instructions", "intel", "INSTRUCTION_RETIRED"},
 	{"instructions", "amd", "RETIRED_INSTRUCTIONS"},
 	{"instructions", "arm64", "INST_RETIRED"},
 
 	// The fixed-counter pseudo encoding 0x0300, as the kernel's ref-cycles.
+	{"ref-cycles", hybrid, "CPU_CLK_UNHALTED:REF_TSC"},
 	{"ref-cycles", "intel", "UNHALTED_REFERENCE_CYCLES"},
 
 	{"branches", "knc", "BRANCHES"},

@@ -8,8 +8,12 @@
 // below transcribe that function as of 4.13.
 // Families and models are the kernel's (x86_family()/x86_model()): display
 // family, and model including the extended model bits.
-// Entries never overlap, so the order of rows in a fat module does not matter.
+// Hybrid Intel parts (Alder Lake and later) are in pmu/intel_hybrid_events.cpp:
+// one PMU per core type, each with the part's models and its core type.
+// Entries never overlap (the two core types of a hybrid model are told apart
+// by the core type), so the order of rows in a fat module does not matter.
 #include "pmu/arm64.h"
+#include "pmu/intel_hybrid.h"
 #include "pmu/pmu.h"
 
 #include <algorithm>
@@ -121,7 +125,35 @@ bool contains(const MatchEntry &e, const CpuId &cpu)
 	       cpu.stepping <= e.stepping_max;
 }
 
+// A hybrid PMU's entries: family 6, one per model, every stepping.
+std::vector<CpuMatch> hybrid_matches(const detail::HybridPmu &p)
+{
+	std::vector<CpuMatch> out;
+	for (unsigned m : p.models)
+		out.push_back({std::string(intel), 6, m, m, 0, 15, p.core_type});
+	return out;
+}
+
+bool hybrid_contains(const detail::HybridPmu &p, const CpuId &cpu, bool any_core_type)
+{
+	if (cpu.vendor != intel || cpu.family != 6)
+		return false;
+	if (!any_core_type && !core_type_matches(p.core_type, cpu.core_type))
+		return false;
+	for (unsigned m : p.models)
+		if (m == cpu.model)
+			return true;
+	return false;
+}
+
 } // namespace
+
+bool core_type_matches(unsigned entry_type, unsigned cpu_type)
+{
+	if (!entry_type || entry_type == cpu_type)
+		return true;
+	return entry_type == core_type_core && cpu_type == 0;
+}
 
 std::vector<CpuMatch> Resolver::cpu_matches(const std::string &pmu)
 {
@@ -131,6 +163,8 @@ std::vector<CpuMatch> Resolver::cpu_matches(const std::string &pmu)
 		out.push_back({"ARM", arm->implementer, arm->part, arm->part, 0, 255});
 		return out;
 	}
+	if (const detail::HybridPmu *h = detail::find_hybrid_pmu(pmu))
+		return hybrid_matches(*h);
 	for (const auto &e : cpu_table)
 		if (e.pmu == pmu)
 			out.push_back(to_match(e));
@@ -148,15 +182,37 @@ std::optional<std::string> Resolver::pmu_for_cpu(const CpuId &cpu)
 	for (const auto &e : cpu_table)
 		if (contains(e, cpu))
 			return std::string(e.pmu);
+	for (const auto &p : detail::hybrid_pmus())
+		if (hybrid_contains(p, cpu, false))
+			return std::string(p.name);
 	return std::nullopt;
+}
+
+std::vector<std::string> Resolver::pmus_for_model(const CpuId &cpu)
+{
+	std::vector<std::string> out;
+	for (const auto &p : detail::hybrid_pmus())
+		if (hybrid_contains(p, cpu, true))
+			out.emplace_back(p.name);
+	if (out.empty())
+		if (auto p = pmu_for_cpu(cpu))
+			out.push_back(*p);
+	return out;
 }
 
 std::vector<std::string> Resolver::matched_pmus()
 {
 	std::vector<std::string> out;
-	for (const auto &e : cpu_table)
+	bool hybrid = false; // the hybrid Intel PMUs follow the other Intel ones
+	for (const auto &e : cpu_table) {
+		if (e.vendor != intel && !hybrid) {
+			for (const auto &p : detail::hybrid_pmus())
+				out.emplace_back(p.name);
+			hybrid = true;
+		}
 		if (std::find(out.begin(), out.end(), e.pmu) == out.end())
 			out.emplace_back(e.pmu);
+	}
 	return out;
 }
 

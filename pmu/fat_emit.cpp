@@ -4,8 +4,9 @@
 //                  ones that do not fit: config1, config >= 2^48, type > 255)
 //   match[]        every row's CPU match entries, in row order (x86: 4 bytes)
 //   vec[][NEVENTS] distinct event vectors: an encoding index per event
-//   rows[]         { nmatch, vec }: 2 bytes, no pointers
-//   row_names      the row names front-coded in one string
+//   rows[]         { nmatch, same, core, vec }: 2 bytes, no pointers
+//   row_names      the row names front-coded in one string, each name's
+//                  last byte marked with bit 7
 //   event_names    the event names in one string, NUL separated
 // plus stp_pmu_init_tables(), which hands the members to the runtime.
 #include "pmu/fat_table.h"
@@ -23,7 +24,8 @@ constexpr size_t enc_size = 8;      // u32, u16, u8, u8
 constexpr size_t enc_align = 4;
 constexpr size_t ext_size = 24;     // u64 x2, u32, u8, align 8
 constexpr size_t ext_align = 8;
-constexpr size_t row_size = 2;      // u8 nmatch, u8 vec
+constexpr size_t row_size = 2;      // u8 nmatch:5, same:1, core:2; u8 vec
+constexpr size_t row_nmatch_max = 31;
 constexpr size_t match_size_x86 = 4; // u8 x4, align 1
 constexpr size_t match_size_arm = 8; // u8 x2, u16 x2, u8 x2, align 2
 constexpr size_t name_max = 47;     // the runtime decodes names into 48 bytes
@@ -34,7 +36,7 @@ std::string c_string(std::string_view s)
 	for (char c : s) {
 		if (c == '"' || c == '\\')
 			out += fmt::format("\\{}", c);
-		else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+		else if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f)
 			out += fmt::format("\\{:03o}", static_cast<unsigned char>(c));
 		else
 			out += c;
@@ -65,6 +67,38 @@ const char *vendor_macro(const std::string &vendor)
 	if (vendor == "ARM") // family = implementer, model = part, stepping = variant<<4|rev
 		return "STP_VENDOR_ARM";
 	return "0 /* unknown vendor */";
+}
+
+// STP_CORE_* of a row: its entries' core type (the same for all of them).
+const char *core_macro(const Row &r)
+{
+	unsigned t = r.match.empty() ? 0 : r.match.front().core_type;
+	for (const CpuMatch &m : r.match)
+		if (m.core_type != t)
+			// internal invariant: a hybrid PMU is one core type
+			throw std::logic_error("row " + r.pmu + " mixes core types");
+	if (t == core_type_atom)
+		return "STP_CORE_ATOM";
+	if (t == core_type_core)
+		return "STP_CORE_CORE";
+	if (t)
+		throw std::logic_error("row " + r.pmu + " has an unknown core type");
+	return "STP_CORE_ANY";
+}
+
+// Whether row i reuses row i-1's match entries (the core types of one
+// hybrid part): the runtime then takes the previous row's entries.
+bool same_match(const FatTable &t, size_t i)
+{
+	if (i == 0 || t.rows[i].match.empty())
+		return false;
+	const auto &a = t.rows[i].match, &b = t.rows[i - 1].match;
+	return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+			  [](const CpuMatch &x, const CpuMatch &y) {
+				  CpuMatch z = y;
+				  z.core_type = x.core_type;
+				  return x == z;
+			  });
 }
 
 unsigned flag_bits(const Encoding &e)
@@ -121,6 +155,7 @@ struct Layout {
 	std::vector<Encoding> enc;               // distinct encodings
 	std::vector<std::vector<size_t>> vec;    // distinct vectors of enc indexes
 	std::vector<size_t> row_vec;             // per row: its vector
+	std::vector<bool> row_same;              // per row: shares the previous row's entries
 	std::vector<size_t> ext;                 // enc indexes needing ext[]
 	size_t nmatch = 0;
 	bool arm = false;
@@ -151,12 +186,15 @@ Layout layout(const FatTable &t)
 		l.row_vec.push_back(static_cast<size_t>(it - l.vec.begin()));
 		if (it == l.vec.end())
 			l.vec.push_back(std::move(v));
-		if (r.match.size() > 0xff)
+		if (r.match.size() > row_nmatch_max)
 			// internal invariant: pmu/'s match tables give a PMU a few entries
-			throw std::logic_error("more than 255 CPU match entries in row " + r.pmu);
+			throw std::logic_error("more than 31 CPU match entries in row " + r.pmu);
 		for (const CpuMatch &m : r.match)
 			check_match(m, l.arm);
-		l.nmatch += r.match.size();
+		core_macro(r);
+		l.row_same.push_back(same_match(t, l.row_same.size()));
+		if (!l.row_same.back())
+			l.nmatch += r.match.size();
 	}
 	if (t.rows.size() > 0xff)
 		// internal invariant: one row per known PMU plus perf, far below 255
@@ -170,19 +208,23 @@ Layout layout(const FatTable &t)
 		// of distinct @pmu events would get near it (sema does not cap them)
 		throw std::logic_error("more than 65535 distinct PMU encodings");
 
-	// front coding: 1 + (bytes shared with the previous name), the rest, NUL
+	// front coding: 1 + (bytes shared with the previous name), the rest
+	// (at least one byte) with bit 7 set on its last byte
 	std::string prev;
 	for (const Row &r : t.rows) {
 		if (r.pmu.empty() || r.pmu.size() > name_max)
 			// internal invariant: row names are pmu/'s PMU names, none that long
 			throw std::logic_error("PMU row name '" + r.pmu + "' is empty or too long");
+		for (char c : r.pmu)
+			if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e)
+				// internal invariant: PMU names are printable ASCII
+				throw std::logic_error("PMU row name '" + r.pmu + "' is not ASCII");
 		size_t k = 0;
-		while (k < prev.size() && k < r.pmu.size() && k < 126 && prev[k] == r.pmu[k])
+		while (k < prev.size() && k + 1 < r.pmu.size() && prev[k] == r.pmu[k])
 			k++;
-		if (!l.row_names.empty())
-			l.row_names += '\0';
 		l.row_names += static_cast<char>(1 + k);
 		l.row_names += r.pmu.substr(k);
+		l.row_names.back() = static_cast<char>(l.row_names.back() | 0x80);
 		prev = r.pmu;
 	}
 	for (size_t i = 0; i < t.events.size(); i++) {
@@ -209,6 +251,23 @@ Layout layout(const FatTable &t)
 	member(l.event_names.size() + 1, 1, 1);
 	l.bytes = align_up(n, align);
 	return l;
+}
+
+// rows[]: { nmatch, same, core, vec } per row.
+std::string emit_rows(const FatTable &t, const Layout &l)
+{
+	std::string out = "\t.rows = {\n";
+	for (size_t i = 0; i < t.rows.size(); i++) {
+		const Row &r = t.rows[i];
+		bool same = l.row_same[i];
+		out += fmt::format("\t\t{{ {}, {}, {}, {} }}, /* {}{} */\n",
+				   same ? 0 : r.match.size(), same ? 1 : 0, core_macro(r),
+				   l.row_vec[i], c_comment(r.pmu),
+				   r.match.empty() ? ": any CPU"
+				   : same	   ? ": the previous row's CPUs"
+						   : "");
+	}
+	return out + "\t},\n";
 }
 
 } // namespace
@@ -261,8 +320,9 @@ std::string emit_pmu_tables(const FatTable &t)
 	}
 	if (l.nmatch) {
 		out += "\t.match = {\n";
-		for (const Row &r : t.rows) {
-			if (r.match.empty())
+		for (size_t i = 0; i < t.rows.size(); i++) {
+			const Row &r = t.rows[i];
+			if (r.match.empty() || l.row_same[i])
 				continue;
 			out += fmt::format("\t\t/* {} */\n", c_comment(r.pmu));
 			for (const CpuMatch &m : r.match)
@@ -282,13 +342,7 @@ std::string emit_pmu_tables(const FatTable &t)
 		}
 		out += "\t},\n";
 	}
-	out += "\t.rows = {\n";
-	for (size_t i = 0; i < t.rows.size(); i++) {
-		const Row &r = t.rows[i];
-		out += fmt::format("\t\t{{ {}, {} }}, /* {}{} */\n", r.match.size(), l.row_vec[i],
-				   c_comment(r.pmu), r.match.empty() ? ": any CPU" : "");
-	}
-	out += "\t},\n";
+	out += emit_rows(t, l);
 	out += fmt::format("\t.row_names = {},\n", c_string(l.row_names));
 	out += fmt::format("\t.event_names = {},\n", c_string(l.event_names));
 	out += "};\n\n";

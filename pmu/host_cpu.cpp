@@ -34,6 +34,12 @@ CpuId Resolver::host_cpu()
 	cpu.family = family;
 	cpu.model = model;
 	cpu.stepping = a & 0xf;
+
+	// hybrid (CPUID.(EAX=7,ECX=0):EDX[15]): the core type of this CPU
+	unsigned max_leaf = __get_cpuid_max(0, nullptr);
+	if (max_leaf >= 0x1a && __get_cpuid_count(7, 0, &a, &b, &c, &d) && (d & (1u << 15)) &&
+	    __get_cpuid_count(0x1a, 0, &a, &b, &c, &d))
+		cpu.core_type = a >> 24;
 #endif
 	return cpu;
 }

@@ -2,6 +2,8 @@
 // interface, and free of libpfm4 types so it can be included anywhere in pmu/.
 #pragma once
 
+#include "pmu/pmu.h"
+
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -28,5 +30,10 @@ const std::vector<PmuDesc> &pmu_inventory();
 
 // The PMU named NAME (case-insensitive), or nullptr.
 const PmuDesc *find_pmu(std::string_view name);
+
+// MODS (":u", ":k:u", "" ...) after an event of the project's own tables
+// (arm64, hybrid Intel): :u alone sets e.exclude_kernel, :k alone
+// e.exclude_user; any other modifier is "invalid event attribute".
+bool apply_uk_modifiers(std::string_view mods, Encoding &e, std::string &reason);
 
 } // namespace stap_pmu::pmu::detail

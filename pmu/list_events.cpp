@@ -1,6 +1,7 @@
 // list_events.cpp - the text of --list-pmu-events.
 #include "pmu/arm64.h"
 #include "pmu/concepts.h"
+#include "pmu/intel_hybrid.h"
 #include "pmu/internal.h"
 #include "pmu/pmu.h"
 
@@ -92,6 +93,18 @@ std::string list_events(const std::vector<std::string> &targets)
 					   arm->name, arm->description);
 			for (const auto &e : detail::arm_events())
 				out += entry(e.name, fmt::format("{} (0x{:02x})", e.description, e.number));
+			continue;
+		}
+		if (const detail::HybridPmu *h = detail::find_hybrid_pmu(t)) {
+			out += fmt::format("\n{} events ({}, core type 0x{:02x}; Intel perfmon "
+					   "encodings; modifiers: :u :k):\n",
+					   h->name, h->description, h->core_type);
+			for (const auto &e : h->events)
+				out += entry(e.name, fmt::format("{} (event 0x{:02x} umask 0x{:02x}{})",
+								 e.description, e.code, e.umask,
+								 e.cmask ? fmt::format(" cmask {}{}", e.cmask,
+										       e.edge ? " edge" : "")
+									 : ""));
 			continue;
 		}
 		const detail::PmuDesc *pmu = detail::find_pmu(t);

@@ -19,14 +19,21 @@ std::optional<Arch> parse_arch(const std::string &name);
 Arch host_arch();
 const char *arch_name(Arch a);
 
+// CPUID leaf 0x1A EAX[31:24], the core type of a hybrid Intel CPU.
+inline constexpr unsigned core_type_atom = 0x20; // E-core
+inline constexpr unsigned core_type_core = 0x40; // P-core
+
 // One match entry in the style of the kernel's x86_cpu_id. vendor:
 // "GenuineIntel", "AuthenticAMD" or "ARM" (arm64: family = MIDR implementer,
 // model = part number, stepping = variant << 4 | revision, 0-255).
+// core_type: 0 for any CPU of the model; on hybrid parts core_type_core
+// (which a CPU reporting no core type also matches) or core_type_atom.
 struct CpuMatch {
 	std::string vendor;
 	unsigned family = 0;
 	unsigned model_min = 0, model_max = 0;
 	unsigned stepping_min = 0, stepping_max = 15;
+	unsigned core_type = 0;
 
 	bool operator==(const CpuMatch &) const = default;
 };
@@ -62,7 +69,13 @@ struct Row {
 struct CpuId {
 	std::string vendor;
 	unsigned family = 0, model = 0, stepping = 0;
+	unsigned core_type = 0;   // leaf 0x1A core type of a hybrid CPU; 0: none reported
 };
+
+// Whether a CPU of core type CPU_TYPE (0: none reported) is of an entry's
+// core type ENTRY_TYPE: 0 takes any; a P-core entry also takes a CPU that
+// reports none (a hybrid model without leaf 0x1A, as in a VM).
+bool core_type_matches(unsigned entry_type, unsigned cpu_type);
 
 class Resolver {
 public:
@@ -105,9 +118,14 @@ public:
 	// CPU match list for a PMU (empty for "perf", the generic row).
 	static std::vector<CpuMatch> cpu_matches(const std::string &pmu);
 
-	// The host CPU's identity and the libpfm4 PMU it matches, if any.
+	// The host CPU's identity (the core type of the CPU this runs on) and
+	// the PMU it matches, if any.
 	static CpuId host_cpu();
 	static std::optional<std::string> pmu_for_cpu(const CpuId &cpu);
+
+	// Every PMU whose match entries contain CPU with any core type (both
+	// core types of a hybrid model), in table order.
+	static std::vector<std::string> pmus_for_model(const CpuId &cpu);
 
 	// Every PMU name the CPU match table can select, in table order.
 	static std::vector<std::string> matched_pmus();

@@ -1,6 +1,7 @@
 // resolver.cpp - libpfm4 initialization, the PMU inventory and encode().
 #include "pmu/arm64.h"
 #include "pmu/concepts.h"
+#include "pmu/intel_hybrid.h"
 #include "pmu/internal.h"
 #include "pmu/pmu.h"
 
@@ -167,6 +168,33 @@ TargetEncoding encode_concept(const detail::Concept &c, std::string_view mods,
 	return out;
 }
 
+// EVENT for a PMU of the project's own tables (arm64, hybrid Intel): the
+// table's encoding, else a generic perf event (valid in every row, see
+// Resolver::encode), else the table's reason.
+template <typename Fn>
+TargetEncoding encode_own(const std::string &event, std::string_view name, TargetEncoding &out,
+			  Fn encode_table)
+{
+	out.pmu = name;
+	Encoding e;
+	std::string reason, tmp;
+	if (encode_table(e, reason)) {
+		out.enc = e;
+		std::string_view ev = event;
+		if (auto q = ev.find("::"); q != std::string_view::npos)
+			ev.remove_prefix(q + 2);
+		out.fstr = fmt::format("{}::{}", name, ev);
+		return out;
+	}
+	auto q = qualifier(event);
+	if ((q.empty() || iequals(q, detail::generic_pmu)) &&
+	    encode_one(q.empty() ? fmt::format("{}::{}", detail::generic_pmu, event) : event, out,
+		       tmp))
+		return out;
+	out.reason = reason;
+	return out;
+}
+
 } // namespace
 
 TargetEncoding Resolver::encode_generic(const std::string &event)
@@ -188,7 +216,7 @@ TargetEncoding Resolver::encode(const std::string &event, const std::string &pmu
 		out.reason = st.error().what;
 		return out;
 	}
-	if (!detail::find_arm_pmu(pmu) && !detail::find_pmu(pmu)) {
+	if (!detail::find_arm_pmu(pmu) && !detail::find_hybrid_pmu(pmu) && !detail::find_pmu(pmu)) {
 		out.reason = fmt::format("unknown PMU '{}'", pmu);
 		return out;
 	}
@@ -200,27 +228,14 @@ TargetEncoding Resolver::encode(const std::string &event, const std::string &pmu
 			return encode_concept(*c, mods, pmu);
 		}
 	}
-	if (const detail::ArmPmu *arm = detail::find_arm_pmu(pmu)) {
-		out.pmu = arm->name;
-		Encoding e;
-		std::string reason, tmp;
-		if (detail::encode_arm(event, *arm, e, reason)) {
-			out.enc = e;
-			std::string_view ev = event;
-			if (auto q = ev.find("::"); q != std::string_view::npos)
-				ev.remove_prefix(q + 2);
-			out.fstr = fmt::format("{}::{}", arm->name, ev);
-			return out;
-		}
-		// generic perf events are valid in every row (see below)
-		auto q = qualifier(event);
-		if ((q.empty() || iequals(q, detail::generic_pmu)) &&
-		    encode_one(q.empty() ? fmt::format("{}::{}", detail::generic_pmu, event) : event,
-			       out, tmp))
-			return out;
-		out.reason = reason;
-		return out;
-	}
+	if (const detail::ArmPmu *arm = detail::find_arm_pmu(pmu))
+		return encode_own(event, arm->name, out, [&](Encoding &e, std::string &reason) {
+			return detail::encode_arm(event, *arm, e, reason);
+		});
+	if (const detail::HybridPmu *h = detail::find_hybrid_pmu(pmu))
+		return encode_own(event, h->name, out, [&](Encoding &e, std::string &reason) {
+			return detail::encode_hybrid(event, *h, e, reason);
+		});
 	const detail::PmuDesc *desc = detail::find_pmu(pmu);
 	if (!desc) {
 		out.reason = fmt::format("unknown PMU '{}'", pmu);

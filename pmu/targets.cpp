@@ -1,6 +1,8 @@
 // targets.cpp - expand --pmu-targets into PMU names: host, all, intel, amd,
-// perf and PMU names (libpfm4's x86 core PMUs, the arm64 table's).
+// perf and PMU names (libpfm4's x86 core PMUs, the arm64 and hybrid Intel
+// tables').
 #include "pmu/arm64.h"
+#include "pmu/intel_hybrid.h"
 #include "pmu/internal.h"
 #include "pmu/pmu.h"
 #include "translator/support/suggest.h"
@@ -26,6 +28,8 @@ std::vector<std::string> selectable_pmus()
 		if (ok)
 			out.push_back(p.name);
 	}
+	for (const auto &p : detail::hybrid_pmus())
+		out.emplace_back(p.name);
 	for (const auto &p : detail::arm_pmus()) {
 		out.emplace_back(p.name);
 		out.emplace_back(p.alias);
@@ -48,6 +52,8 @@ Result<std::string> resolve_name(const std::string &name)
 {
 	if (const detail::ArmPmu *arm = detail::find_arm_pmu(name))
 		return std::string(arm->name);
+	if (const detail::HybridPmu *h = detail::find_hybrid_pmu(name))
+		return std::string(h->name);
 	const detail::PmuDesc *p = detail::find_pmu(name);
 	if (p && p->name == detail::generic_pmu)
 		return std::string(p->name);
@@ -111,9 +117,10 @@ Result<std::vector<std::string>> Resolver::expand_targets(const std::vector<std:
 	};
 	for (const auto &item : spec) {
 		if (item == "host") {
+			// a hybrid host: the PMUs of all its core types
 			if (host_arch() == arch)
-				if (auto p = pmu_for_cpu(host_cpu()))
-					add(*p);
+				for (const auto &p : pmus_for_model(host_cpu()))
+					add(p);
 			continue;
 		}
 		if (item == "all" || item == "intel" || item == "amd") {

@@ -150,6 +150,7 @@ static int stp_pmu_create_cpu(int cpu, int row)
 		if (stp_pmu_is_thread(i))
 			continue;	/* a per-task counter */
 		stp_pmu_fill_attr(row, i, &attr);
+		stp_pmu_core_type_attr(cpu, row, &attr);	/* hybrid E-cores */
 		/* pinned: a counter that cannot be scheduled is an error */
 		attr.pinned = 1;
 		sp = stp_pmu_sampler[i];

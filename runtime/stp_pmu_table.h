@@ -71,10 +71,21 @@ struct stp_pmu_event_ext {
 	u8 enc;				/* index of its stp_pmu_event */
 };
 
-/* a PMU row: its nmatch entries follow the previous rows' in match[]
- * (nmatch 0: any CPU); vec indexes the event vectors */
+/* stp_pmu_row.core: the core type a hybrid Intel row is for (CPUID leaf 0x1A) */
+#define STP_CORE_ANY		0	/* any CPU its entries match */
+#define STP_CORE_ATOM		1	/* core type 0x20 (E-core) */
+#define STP_CORE_CORE		2	/* core type 0x40 (P-core), or none reported */
+
+/*
+ * A PMU row: its nmatch entries follow the previous rows' in match[]; with
+ * same set it has none of its own and takes the previous row's (the other
+ * core type of the same hybrid models). nmatch 0 without same: any CPU.
+ * vec indexes the event vectors.
+ */
 struct stp_pmu_row {
-	u8 nmatch;
+	u8 nmatch : 5;
+	u8 same : 1;
+	u8 core : 2;			/* STP_CORE_* */
 	u8 vec;
 };
 
@@ -88,7 +99,8 @@ struct stp_pmu_tables {
 	const u16 *vec16;		/* or wide ones (> 255 encodings) */
 	const struct stp_pmu_row *rows;
 	unsigned int nrows;
-	const char *row_names;		/* front-coded: 1 + shared prefix, rest, NUL */
+	const char *row_names;		/* front-coded: 1 + shared prefix, then the
+					 * rest, its last byte | 0x80 */
 	const char *event_names;	/* NUL separated */
 };
 
@@ -102,19 +114,22 @@ static struct stp_pmu_tables stp_pmu_tab;
 static const char *stp_pmu_row_name(int r, char *buf)
 {
 	const char *s = stp_pmu_tab.row_names;
-	size_t k, n, len = 0;
+	size_t k, len = 0;
 	int i;
+	u8 c;
 
 	buf[0] = '\0';
 	if (r < 0 || (unsigned int)r >= stp_pmu_tab.nrows)
 		return "?";
 	for (i = 0; i <= r; i++) {
 		k = min_t(size_t, (u8)*s++ - 1, len);
-		n = strlen(s);
-		len = min_t(size_t, k + n, STP_PMU_NAME_LEN - 1);
-		memcpy(buf + k, s, len - k);
+		len = k;
+		do {
+			c = *s++;
+			if (len < STP_PMU_NAME_LEN - 1)
+				buf[len++] = c & 0x7f;
+		} while (!(c & 0x80) && c);
 		buf[len] = '\0';
-		s += n + 1;
 	}
 	return buf;
 }

@@ -66,9 +66,9 @@ static const struct {
 		{ 0, 0 },
 	},
 	.rows = {
-		{ 0, 0 },	/* perf: any CPU */
+		{ 0, 0, STP_CORE_ANY, 0 },	/* perf: any CPU */
 	},
-	.row_names = "\001perf",
+	.row_names = "\001per\346",	/* last byte | 0x80 */
 	.event_names = "perf::cpu-clock\000perf::cpu-clock",
 };
 

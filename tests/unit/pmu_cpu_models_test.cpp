@@ -26,12 +26,13 @@ std::vector<Model> load_models()
 		if (line.empty() || line[0] == '#')
 			continue;
 		std::stringstream ss(line);
-		std::string f[6];
+		std::string f[7];
 		for (auto &field : f)
 			std::getline(ss, field, ',');
 		out.push_back({{f[0], static_cast<unsigned>(std::stoul(f[1])),
 				static_cast<unsigned>(std::stoul(f[2])),
-				static_cast<unsigned>(std::stoul(f[3]))},
+				static_cast<unsigned>(std::stoul(f[3])),
+				f[6].empty() ? 0u : static_cast<unsigned>(std::stoul(f[6], nullptr, 16))},
 			       f[4], f[5], n});
 	}
 	return out;
@@ -45,7 +46,8 @@ TEST(PmuCpuModels, EveryVendorModelSelectsTheExpectedPmu)
 		auto got = Resolver::pmu_for_cpu(m.cpu);
 		EXPECT_EQ(got.value_or("none"), m.pmu)
 			<< "cpu_models.csv:" << m.line << " " << m.name << " (" << m.cpu.vendor << " "
-			<< m.cpu.family << "/" << m.cpu.model << "/" << m.cpu.stepping << ")";
+			<< m.cpu.family << "/" << m.cpu.model << "/" << m.cpu.stepping << " core type "
+			<< m.cpu.core_type << ")";
 	}
 }
 

@@ -199,12 +199,15 @@ TEST(PmuCpuMatch, TableIsConsistentWithLibpfm)
 {
 	ASSERT_TRUE(Resolver::init());
 	auto pmus = Resolver::matched_pmus();
-	EXPECT_EQ(pmus.size(), 47u); // 49 x86 core PMUs minus ix86arch, amd64_fam17h
+	// 49 x86 core PMUs minus ix86arch, amd64_fam17h, and the 4 hybrid Intel
+	// PMUs of the project's own tables
+	EXPECT_EQ(pmus.size(), 51u);
 	for (const auto &p : pmus) {
 		TargetEncoding t = Resolver::encode("NO_SUCH_EVENT", p);
-		EXPECT_EQ(t.reason, "event not found") << p << " is not a libpfm4 PMU";
+		EXPECT_EQ(t.reason, "event not found") << p << " is not a known PMU";
 	}
-	// Entries never overlap: the first row that matches is the only one.
+	// Entries never overlap: the first row that matches is the only one (the
+	// two core types of a hybrid model are apart by their core type).
 	for (size_t i = 0; i < pmus.size(); ++i)
 		for (size_t j = i + 1; j < pmus.size(); ++j)
 			for (const auto &a : Resolver::cpu_matches(pmus[i]))
@@ -213,7 +216,9 @@ TEST(PmuCpuMatch, TableIsConsistentWithLibpfm)
 						       a.model_min <= b.model_max &&
 						       b.model_min <= a.model_max &&
 						       a.stepping_min <= b.stepping_max &&
-						       b.stepping_min <= a.stepping_max;
+						       b.stepping_min <= a.stepping_max &&
+						       (!a.core_type || !b.core_type ||
+							a.core_type == b.core_type);
 					EXPECT_FALSE(overlap) << pmus[i] << " / " << pmus[j];
 				}
 	EXPECT_TRUE(Resolver::cpu_matches("perf").empty());
@@ -285,7 +290,8 @@ TEST(PmuFatTable, RowsDedupAndMissing)
 
 	std::string c = emit_pmu_tables(t);
 	// one shared encoding vector, packed match entries in row order, rows
-	// { nmatch, vec } without pointers, front-coded names ("skx" shares "sk")
+	// { nmatch, same, core, vec } without pointers, front-coded names ("skx"
+	// shares "sk"), each name's last byte marked with bit 7
 	EXPECT_TRUE(contains(c, "\t\tSTP_PMU_MATCH(STP_VENDOR_INTEL, 6, 78, 78, 0, 15),\n")) << c;
 	EXPECT_TRUE(contains(c, "\t\t/* skx */\n"
 				"\t\tSTP_PMU_MATCH(STP_VENDOR_INTEL, 6, 85, 85, 0, 4),\n\t},\n"))
@@ -295,13 +301,14 @@ TEST(PmuFatTable, RowsDedupAndMissing)
 				"\t\t{ 0x3c, 0, 4, STP_EXCL_GUEST }, /* 1 */\n\t},\n"))
 		<< c;
 	EXPECT_TRUE(contains(c, "\t.vec = {\n\t\t{ 0, 1 },\n\t},\n")) << c;
-	EXPECT_TRUE(contains(c, "\t.rows = {\n\t\t{ 5, 0 }, /* skl */\n\t\t{ 1, 0 }, /* skx */\n\t},\n"))
+	EXPECT_TRUE(contains(c, "\t.rows = {\n\t\t{ 5, 0, STP_CORE_ANY, 0 }, /* skl */\n"
+				"\t\t{ 1, 0, STP_CORE_ANY, 0 }, /* skx */\n\t},\n"))
 		<< c;
-	EXPECT_TRUE(contains(c, "\t.row_names = \"\\001skl\\000\\003x\",\n")) << c;
+	EXPECT_TRUE(contains(c, "\t.row_names = \"\\001sk\\354\\003\\370\",\n")) << c;
 	EXPECT_TRUE(contains(c, "\t.event_names = \"INST_RETIRED:ANY_P\\000cycles\",\n")) << c;
 	EXPECT_TRUE(contains(c, "/* no row for perf: lacks INST_RETIRED:ANY_P */")) << c;
 	// 2 encodings x 8 + 6 match entries x 4 + one 2-byte vector + 2 rows x 2
-	// + "\001skl\0\003x\0" + "INST_RETIRED:ANY_P\0cycles\0", rounded to 4.
+	// + "\001sk\354\003\370\0" + "INST_RETIRED:ANY_P\0cycles\0" (79), rounded to 4.
 	EXPECT_EQ(pmu_tables_size(t), 80u);
 }
 
@@ -314,7 +321,7 @@ TEST(PmuFatTable, GenericRowLastAndShared)
 	EXPECT_TRUE(t.rows[1].match.empty());
 	std::string c = emit_pmu_tables(t);
 	EXPECT_TRUE(contains(c, "\t\tSTP_PMU_MATCH(STP_VENDOR_AMD, 25, 0, 15, 0, 15),\n")) << c;
-	EXPECT_TRUE(contains(c, "\t\t{ 0, 1 }, /* perf: any CPU */\n")) << c;
+	EXPECT_TRUE(contains(c, "\t\t{ 0, 0, STP_CORE_ANY, 1 }, /* perf: any CPU */\n")) << c;
 	EXPECT_TRUE(t.dropped.empty());
 }
 
@@ -346,7 +353,7 @@ TEST(PmuFatTable, NoEvents)
 	std::string c = emit_pmu_tables(t);
 	EXPECT_FALSE(contains(c, ".enc = ")) << c;
 	EXPECT_FALSE(contains(c, ".vec = ")) << c;
-	EXPECT_TRUE(contains(c, "\t\t{ 0, 0 }, /* perf: any CPU */\n")) << c;
+	EXPECT_TRUE(contains(c, "\t\t{ 0, 0, STP_CORE_ANY, 0 }, /* perf: any CPU */\n")) << c;
 }
 
 } // namespace

@@ -153,6 +153,9 @@ static std::string match_str(const pmu::CpuMatch &m)
 	if (m.stepping_min != 0 || m.stepping_max != 15)
 		s += " stepping " + std::to_string(m.stepping_min) + "-" +
 		     std::to_string(m.stepping_max);
+	if (m.core_type) // hybrid Intel: CPUID leaf 0x1A core type
+		s += m.core_type == pmu::core_type_atom ? " core type 0x20 (Atom)"
+							: " core type 0x40 (Core)";
 	return s;
 }
 

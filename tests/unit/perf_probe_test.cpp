@@ -126,9 +126,11 @@ TEST(PmuCompactTables, FourPortableEventsForEveryX86PmuFitIn1K)
 	FatTable t = build_fat_table({"cycles", "instructions", "branches", "branch-misses"},
 				     targets, Fallback::generic);
 	EXPECT_EQ(t.rows.size(), targets.size());
-	for (const auto &r : t.rows)
-		if (r.pmu == "adl_grt" || r.pmu == "mtl_cmt")
+	for (const auto &r : t.rows) {
+		if (r.pmu == "adl_grt" || r.pmu == "mtl_cmt") {
 			EXPECT_EQ(r.match.front().core_type, core_type_atom) << r.pmu;
+		}
+	}
 	size_t bytes = pmu_tables_size(t);
 	EXPECT_LE(bytes, 1024u);
 	EXPECT_GT(bytes, 512u); // a sanity floor: 80+ match entries, 48 names

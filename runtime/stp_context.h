@@ -105,9 +105,9 @@ struct stp_probe {
 	u64 uoffset;			/* UPROBE, URETPROBE: file offset of the instruction */
 	u64 uvaddr;			/* its link-time address (load bias: ip - uvaddr) */
 	u64 semaphore;			/* SDT semaphore's file offset (0: none) */
-	/* URETPROBE: @entry(expr) of other than a target variable: nentry
-	 * values entry_fn computes at entry, read at return as
-	 * c->entry[ntvars + 2 + i] (stp_uprobes.h) */
+	/* KRETPROBE, URETPROBE: @entry(expr) of other than a target
+	 * variable: nentry values entry_fn computes at entry, read at return
+	 * as c->entry[ntvars + 2 + i] (stp_run_entry_fn(), stp_probes.h) */
 	void (*entry_fn)(struct stp_context *c, s64 *vals);
 	unsigned int nentry;
 

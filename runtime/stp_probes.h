@@ -216,20 +216,92 @@ static int stp_kretprobe_handler(struct kretprobe_instance *ri,
 		const struct stp_probe *p = container_of(rp, struct stp_probe, u.rp);
 
 		stp_run_probe_data(p, regs, STP_STATE_RUNNING,
-				   p->ntvars ? (const u64 *)ri->data : NULL);
+				   p->ntvars || p->entry_fn ?
+				   (const u64 *)ri->data : NULL);
 	}
 	return 0;
 }
 
-/* kretprobes with target variables: argument values saved at entry */
+/*
+ * @entry(expr) of a .return probe (kretprobe or uretprobe): entry_fn
+ * computes the values into data[ntvars + 2 ...] like a probe body (busy
+ * context, global lock when it takes one), with data as the context's
+ * entry (target variables saved there); false when it could not run (the
+ * call is then not measured)
+ */
+static bool stp_run_entry_fn(const struct stp_probe *p, struct pt_regs *regs,
+			     u64 *data)
+{
+	s64 *vals = (s64 *)&data[p->ntvars + 2];
+	struct stp_context *c;
+	unsigned long flags;
+	bool ran = false;
+
+	memset(vals, 0, p->nentry * sizeof(*vals));
+	local_irq_save(flags);
+	c = __this_cpu_read(stp_contexts);
+	if (unlikely(atomic_inc_return(&c->busy) != 1))
+		goto out_busy;
+	if (p->lock && unlikely(!stp_lock_global()))
+		goto out_busy;
+	c->probe = p;
+	c->loc = p->loc;
+	c->regs = regs;
+	c->entry = data;
+	c->error = 0;
+	c->nesting = 0;
+	c->actions = 0;
+	c->outlen = 0;
+	p->entry_fn(c, vals);
+	ran = !c->error;
+	if (unlikely(c->error))
+		stp_report_error(c);
+	stp_output_flush(c);
+	c->probe = NULL;
+	c->regs = NULL;
+	c->entry = NULL;
+	if (p->lock)
+		raw_spin_unlock(&stp_session.lock);
+out_busy:
+	atomic_dec(&c->busy);
+	local_irq_restore(flags);
+	if (!ran)
+		stp_count_skipped();
+	return ran;
+}
+
+/* @entry(expr) value i of the running .return probe's call (its entry_fn's) */
+static __maybe_unused s64 stp_entry_value(struct stp_context *c, unsigned int i)
+{
+	const struct stp_probe *p = c->probe;
+
+	if (!p || (p->kind != STP_PROBE_URETPROBE &&
+		   p->kind != STP_PROBE_KRETPROBE) || !c->entry ||
+	    i >= p->nentry) {
+		stp_error(c, "entry value not saved");
+		return 0;
+	}
+	return (s64)c->entry[p->ntvars + 2 + i];
+}
+
+/*
+ * kretprobes with target variables or @entry(expr): argument and location
+ * values saved at entry, then the @entry values; non-zero (the kernel then
+ * drops this call's instance: no return probe) when entry_fn could not run
+ */
 static int stp_kretprobe_entry(struct kretprobe_instance *ri,
 			       struct pt_regs *regs)
 {
 	struct kretprobe *rp = stp_get_kretprobe(ri);
+	const struct stp_probe *p;
 
-	if (likely(rp))
-		stp_tvar_save_entry(container_of(rp, struct stp_probe, u.rp),
-				    regs, (u64 *)ri->data);
+	if (unlikely(!rp))
+		return 0;
+	p = container_of(rp, struct stp_probe, u.rp);
+	stp_tvar_save_entry(p, regs, (u64 *)ri->data);
+	if (p->entry_fn && (stp_state() != STP_STATE_RUNNING ||
+			    !stp_run_entry_fn(p, regs, (u64 *)ri->data)))
+		return 1;
 	return 0;
 }
 
@@ -396,9 +468,11 @@ static int stp_probe_register_one(struct stp_probe *p)
 		p->u.rp.kp.symbol_name = p->symbol;
 		p->u.rp.handler = stp_kretprobe_handler;
 		p->u.rp.maxactive = p->maxactive;
-		if (p->ntvars) {
+		if (p->ntvars || p->entry_fn) {
+			/* values, fault mask, (unused), @entry values */
 			p->u.rp.entry_handler = stp_kretprobe_entry;
-			p->u.rp.data_size = (p->ntvars + 1) * sizeof(u64);
+			p->u.rp.data_size = (p->ntvars + 2 + p->nentry) *
+					    sizeof(u64);
 		}
 		rc = register_kretprobe(&p->u.rp);
 	}

@@ -195,18 +195,6 @@ static struct stp_uentry_slot *stp_uentry_take(struct stp_uentry_table *t,
 	return NULL;
 }
 
-/* @entry(expr) value i of the running uretprobe's call (its entry_fn's) */
-static __maybe_unused s64 stp_uentry_value(struct stp_context *c, unsigned int i)
-{
-	const struct stp_probe *p = c->probe;
-
-	if (!p || p->kind != STP_PROBE_URETPROBE || !c->entry || i >= p->nentry) {
-		stp_error(c, "entry value not saved");
-		return 0;
-	}
-	return (s64)c->entry[p->ntvars + 2 + i];
-}
-
 /* ---- handlers ---- */
 
 static STP_UPROBE_HANDLER(stp_uprobe_handler)
@@ -220,52 +208,6 @@ static STP_UPROBE_HANDLER(stp_uprobe_handler)
 	bias = instruction_pointer(regs) - p->uvaddr;
 	stp_run_probe_data(p, regs, STP_STATE_RUNNING, &bias);
 	return 0;
-}
-
-/*
- * a uretprobe's entry_fn: computes its @entry(expr) values into the slot's
- * data like a probe body (busy context, global lock when it takes one);
- * false when it could not run (the call is then not measured)
- */
-static bool stp_uretprobe_run_entry(const struct stp_probe *p,
-				    struct pt_regs *regs, u64 *data)
-{
-	s64 *vals = (s64 *)&data[p->ntvars + 2];
-	struct stp_context *c;
-	unsigned long flags;
-	bool ran = false;
-
-	memset(vals, 0, p->nentry * sizeof(*vals));
-	local_irq_save(flags);
-	c = __this_cpu_read(stp_contexts);
-	if (unlikely(atomic_inc_return(&c->busy) != 1))
-		goto out_busy;
-	if (p->lock && unlikely(!stp_lock_global()))
-		goto out_busy;
-	c->probe = p;
-	c->loc = p->loc;
-	c->regs = regs;
-	c->entry = data;
-	c->error = 0;
-	c->nesting = 0;
-	c->actions = 0;
-	c->outlen = 0;
-	p->entry_fn(c, vals);
-	ran = !c->error;
-	if (unlikely(c->error))
-		stp_report_error(c);
-	stp_output_flush(c);
-	c->probe = NULL;
-	c->regs = NULL;
-	c->entry = NULL;
-	if (p->lock)
-		raw_spin_unlock(&stp_session.lock);
-out_busy:
-	atomic_dec(&c->busy);
-	local_irq_restore(flags);
-	if (!ran)
-		stp_count_skipped();
-	return ran;
 }
 
 /* uretprobes with location variables or @entry(expr): saves them at entry */
@@ -286,7 +228,7 @@ static STP_UPROBE_HANDLER(stp_uretprobe_entry)
 	bias = instruction_pointer(regs) - p->uvaddr;
 	stp_tvar_save_entry_bias(p, regs, s->data, bias);
 	s->data[p->ntvars + 1] = bias;
-	if (p->entry_fn && !stp_uretprobe_run_entry(p, regs, s->data)) {
+	if (p->entry_fn && !stp_run_entry_fn(p, regs, s->data)) {
 		atomic_set_release(&s->state, STP_UE_FREE);
 		return 0;
 	}

@@ -271,8 +271,8 @@ std::string Emitter::at_call(const Expr &e)
 		auto it = sema_.entry_expr_of.find(&e);
 		if (it == sema_.entry_expr_of.end())
 			return tvar_ref(e);
-		may_fail_ = true; // not saved (outside a uretprobe's return)
-		return "stp_uentry_value(c, " + std::to_string(it->second) + ")";
+		may_fail_ = true; // not saved (outside a .return probe's call)
+		return "stp_entry_value(c, " + std::to_string(it->second) + ")";
 	}
 	if (e.text == "defined") {
 		auto it = sema_.const_of.find(&e);

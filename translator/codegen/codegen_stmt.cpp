@@ -65,9 +65,10 @@ void Emitter::embedded_function(const FunctionInfo &f, std::ostringstream &out)
 	out << "#undef STAP_RETVALUE\n#undef STAP_RETURN\n#undef STAP_ERROR\n}\n\n";
 }
 
-// @entry(expr) of a process .return body: a function that computes each
-// expression when the user function is entered (runtime/stp_uprobes.h
-// entry_fn), into the call's entry slot.
+// @entry(expr) of a .return body: a function that computes each expression
+// when the function is entered (the probe's entry_fn: stp_run_entry_fn() in
+// runtime/stp_probes.h), into the call's kretprobe instance data or
+// uretprobe entry slot.
 unsigned Emitter::entry_function(size_t i, std::ostringstream &out)
 {
 	const ProbeBody &b = sema_.bodies[i];

@@ -304,15 +304,16 @@ void Emitter::user_point(const ResolvedPoint &p, size_t body)
 {
 	bool uprobe = p.kind == ProbeKind::Uprobe || p.kind == ProbeKind::Uretprobe;
 	bool process = p.kind == ProbeKind::ProcessBegin || p.kind == ProbeKind::ProcessEnd;
+	if ((p.kind == ProbeKind::Uretprobe || p.kind == ProbeKind::Kretprobe) &&
+	    !sema_.bodies[body].entry_exprs.empty())
+		os_ << "\t\t.entry_fn = stp_entry_" << body << ",\n\t\t.nentry = "
+		    << sema_.bodies[body].entry_exprs.size() << ",\n";
 	if (!uprobe && !process)
 		return;
 	if (!p.path.empty())
 		os_ << "\t\t.path = " << c_string(p.path) << ",\n";
 	if (!uprobe)
 		return;
-	if (p.kind == ProbeKind::Uretprobe && !sema_.bodies[body].entry_exprs.empty())
-		os_ << "\t\t.entry_fn = stp_entry_" << body << ",\n\t\t.nentry = "
-		    << sema_.bodies[body].entry_exprs.size() << ",\n";
 	os_ << "\t\t.uoffset = 0x" << std::hex << p.uoffset << "ULL,\n\t\t.uvaddr = 0x" << p.uvaddr
 	    << "ULL,\n";
 	if (p.semaphore)

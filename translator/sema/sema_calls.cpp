@@ -229,7 +229,7 @@ Type Checker::at_call(const Expr &e)
 		}
 		return set(e, Type::Long);
 	}
-	if (e.text == "entry" && e.args.size() == 1 && uretprobe_body())
+	if (e.text == "entry" && e.args.size() == 1 && return_body())
 		return entry_expr(e);
 	if (e.text == "entry" || e.text == "defined") {
 		error(e.loc, "@" + e.text + "() takes one target variable, e.g. @" + e.text + "($x)");
@@ -244,9 +244,9 @@ Type Checker::at_call(const Expr &e)
 	return set(e, Type::Long);
 }
 
-// Whether the body being checked is one of process .return probes only
-// (uretprobes: @entry takes any expression there).
-bool Checker::uretprobe_body() const
+// Whether the body being checked is one of .return probes only (kretprobes
+// and uretprobes: @entry takes any expression there).
+bool Checker::return_body() const
 {
 	bool any = false;
 	if (cur_body_ == SIZE_MAX)
@@ -254,7 +254,7 @@ bool Checker::uretprobe_body() const
 	for (const ProbeInstance &pi : r_.instances) {
 		if (pi.body != cur_body_)
 			continue;
-		if (pi.point.kind != ProbeKind::Uretprobe)
+		if (pi.point.kind != ProbeKind::Uretprobe && pi.point.kind != ProbeKind::Kretprobe)
 			return false;
 		any = true;
 	}
@@ -262,8 +262,8 @@ bool Checker::uretprobe_body() const
 }
 
 // @entry(expr) of other than a target variable: expr is evaluated when the
-// probed user function is entered (runtime/stp_uprobes.h, the uretprobe's
-// entry table) and its value read at the return.
+// probed function is entered (the kretprobe's instance data, the
+// uretprobe's entry table) and its value read at the return.
 Type Checker::entry_expr(const Expr &e)
 {
 	Type t = expr(*e.args[0]);

@@ -185,7 +185,7 @@ private:
 	// records the aggregate's histogram
 	Type hist_op(const Expr &e);
 	Type entry_expr(const Expr &e);
-	bool uretprobe_body() const;
+	bool return_body() const;
 
 	Type pmu_call(const Expr &e);
 

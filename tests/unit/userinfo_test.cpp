@@ -334,6 +334,27 @@ TEST(UserInfo, DwarfFunctions)
 		EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
 }
 
+// A program built with relative source names (DWARF: "userinfo/prog.c"
+// under DW_AT_comp_dir tests/unit): its functions match by that name, by
+// the absolute path under the compilation directory, and by a tail of it,
+// with and without a line; another directory does not match.
+TEST(UserInfo, RelativeSourceNames)
+{
+	auto f = facts();
+	const std::string rel = dir + "/prog_rel", src = STAP_PMU_USERINFO_SRC;
+	UserFunction u = one(f, rel, "add_ints", true);
+	EXPECT_EQ(u.fn.file, "userinfo/prog.c");
+	std::string line = std::to_string(source_line("global_count += sum;"));
+	for (const std::string &pat : std::vector<std::string>{"add_ints@userinfo/prog.c", "add_ints@" + src + "/prog.c",
+				       "add_ints@*/unit/userinfo/prog.c", "add_ints@" + src + "/prog.c:" + line,
+				       "add_ints@prog.c:" + line}) {
+		auto r = f.functions(rel, pat, true);
+		ASSERT_TRUE(r.ok()) << pat << ": " << r.error().what;
+		EXPECT_EQ(r->size(), 1u) << pat;
+	}
+	EXPECT_FALSE(f.functions(rel, "add_ints@/elsewhere/userinfo/prog.c", true).ok());
+}
+
 TEST(UserInfo, FunctionErrors)
 {
 	auto f = facts();

@@ -12,8 +12,11 @@ namespace stap_pmu::dwarfloc {
 
 // Whether `file` (a DWARF file name, absolute or relative) matches `glob`:
 // the whole name, its base name, or any tail of directories ("*/" + glob).
-// An empty glob matches every file.
-bool file_matches(const std::string &glob, const std::string &file);
+// A relative name also matches as the path it has under cu's compilation
+// directory (DW_AT_comp_dir: "src/prog.c" of a program built in /home/u/p
+// matches "/home/u/p/src/prog.c" and "*/p/src/prog.c"). An empty glob
+// matches every file.
+bool file_matches(const std::string &glob, const std::string &file, Dwarf_Die *cu = nullptr);
 
 // The lowest address of a statement of `line` (in a file matching
 // file_glob) inside fn's code (cu: fn's compilation unit); nothing when the

@@ -436,7 +436,7 @@ Result<std::vector<KernelFunction>> Reader::find_functions(const std::string &mo
 		if (!nm || fnmatch(fp->glob.c_str(), nm, 0) != 0)
 			return;
 		KernelFunction f = make_function(fn, module, *path);
-		if (!file_matches(fp->file_glob, f.file))
+		if (!file_matches(fp->file_glob, f.file, cu))
 			return;
 		if (fp->line > 0) {
 			auto off = line_offset(cu, fn, fp->line, fp->file_glob);

@@ -105,7 +105,7 @@ bool dwarf_function(const Binary &b, Dwarf_Die *cu, Dwarf_Die *fn, const std::st
 	u.fn = make_function(fn, b);
 	u.fn.name = name;
 	u.has_dwarf = true;
-	if (!file_matches(fp.file_glob, u.fn.file))
+	if (!file_matches(fp.file_glob, u.fn.file, cu))
 		return false;
 	Dwarf_Addr entry = 0, at;
 	dwarf_entrypc(fn, &entry);

@@ -82,10 +82,10 @@ public:
 		return fail("no parameter or local '" + spelling.substr(1) + "' in " + f.fn.name);
 	}
 
-	std::vector<std::string> locals(const UserFunction &f) const override
+	std::vector<KernelParam> locals(const UserFunction &f) const override
 	{
 		if (f.fn.name == "work")
-			return {"total"};
+			return {{"total", "long int", -1, ""}};
 		return {};
 	}
 

@@ -41,6 +41,14 @@ std::string run(const std::string &cmd)
 	return out;
 }
 
+std::vector<std::string> names_of(const std::vector<KernelParam> &ps)
+{
+	std::vector<std::string> v;
+	for (const KernelParam &p : ps)
+		v.push_back(p.name);
+	return v;
+}
+
 std::vector<std::string> lines_of(const std::string &s)
 {
 	std::vector<std::string> v;
@@ -496,7 +504,7 @@ TEST(UserInfo, BlockLocal)
 	EXPECT_EQ(g->size, 8u);
 	EXPECT_TRUE(g->is_signed);
 	// $$locals: the block's first, then the function's
-	EXPECT_EQ(f.locals(st), (std::vector<std::string>{"i", "n", "q", "p", "tag"}));
+	EXPECT_EQ(names_of(f.locals(st)), (std::vector<std::string>{"i", "n", "q", "p", "tag"}));
 	// a char array in a stack slot: its address, an element, a run-time index
 	long tag = 16 + fbreg_of(prog0, "main", "tag");
 	auto addr = f.target_access(st, "$tag", false);
@@ -521,7 +529,7 @@ TEST(UserInfo, BlockLocal)
 	EXPECT_TRUE(ci->deref_last);
 	// outside the block the name is unknown
 	UserFunction entry = one(f, prog0, "main", false);
-	EXPECT_EQ(f.locals(entry), (std::vector<std::string>{"n", "q", "p", "tag"}));
+	EXPECT_EQ(names_of(f.locals(entry)), (std::vector<std::string>{"n", "q", "p", "tag"}));
 	EXPECT_FALSE(f.target_access(entry, "$i", false).ok());
 }
 

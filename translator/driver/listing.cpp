@@ -62,6 +62,15 @@ Result<bool> list_tracepoints(const Cli &cli, const std::string &pat, int &rc)
 	return true;
 }
 
+// What -L prints: vars, then each local ("$name:type") as SystemTap lists
+// the variables in scope at the probed address.
+std::string with_locals(std::string vars, const std::vector<KernelParam> &locals)
+{
+	for (const KernelParam &l : locals)
+		vars += (vars.empty() ? "" : " ") + ("$" + l.name + ":" + l.type);
+	return vars;
+}
+
 // -l / -L 'kernel.function("GLOB")[.return]' and
 // 'module("M").function("GLOB")[.return]': the functions DWARF has, as
 // "NAME@FILE:LINE", with -L their parameters (and $return for .return).
@@ -89,7 +98,8 @@ Result<bool> list_dwarf_functions(const Cli &cli, const std::string &pat, int &r
 	std::string glob = rest.substr(2, end - 2), suffix = rest.substr(end + 2);
 	if (!suffix.empty() && suffix != ".return" && suffix != ".call")
 		return fail("unexpected '" + suffix + "' in '" + pat + "' (.call or .return may follow)");
-	auto fns = target_kernel_facts(cli, parse_options(cli))->functions(module, glob);
+	auto facts = target_kernel_facts(cli, parse_options(cli));
+	auto fns = facts->functions(module, glob);
 	if (!fns)
 		return fns.error();
 	std::vector<std::string> lines;
@@ -100,6 +110,9 @@ Result<bool> list_dwarf_functions(const Cli &cli, const std::string &pat, int &r
 		std::string l = prefix + ".function(\"" + f.name + where + "\")" + suffix;
 		if (!cli.list_probes_vars.empty()) {
 			std::string vars = describe_vars(f, suffix == ".return");
+			if (suffix != ".return")
+				if (auto locals = facts->locals(f))
+					vars = with_locals(vars, *locals);
 			if (!vars.empty())
 				l += " " + vars;
 		}
@@ -110,11 +123,14 @@ Result<bool> list_dwarf_functions(const Cli &cli, const std::string &pat, int &r
 }
 
 // What -L prints after a process probe point: a DWARF function's
-// parameters (and $return), a marker's $arg1..$argN.
-std::string process_vars(const ResolvedPoint &p)
+// parameters and locals in scope (or $return), a marker's $arg1..$argN.
+std::string process_vars(const ResolvedPoint &p, const ProcessFacts &facts)
 {
+	if (p.func && p.kind == ProbeKind::Uretprobe)
+		return describe_vars(*p.func, true);
 	if (p.func)
-		return describe_vars(*p.func, p.kind == ProbeKind::Uretprobe);
+		return with_locals(describe_vars(*p.func, false),
+				   p.ufunc ? facts.locals(*p.ufunc) : std::vector<KernelParam>{});
 	std::string s;
 	if (p.mark)
 		for (size_t i = 0; i < p.mark->args.size(); i++)
@@ -145,7 +161,7 @@ Result<bool> list_process(const Cli &cli, const std::string &pat, int &rc)
 	}
 	std::vector<std::string> lines;
 	for (const ResolvedPoint &p : *points) {
-		std::string vars = cli.list_probes_vars.empty() ? "" : process_vars(p);
+		std::string vars = cli.list_probes_vars.empty() ? "" : process_vars(p, *facts);
 		lines.push_back(p.name + (vars.empty() ? "" : " " + vars));
 	}
 	rc = print_listing(lines);

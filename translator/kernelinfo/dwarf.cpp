@@ -486,10 +486,9 @@ namespace {
 // Whether $name of f is read from the argument registers at the function's
 // entry, by the calling convention (as the BTF facts read parameters):
 // tracepoint arguments, and at entry every parameter in an argument
-// register (and every name that is none: parameter_access words that
-// error). Everything else (any variable of a statement probe inside the
-// function, a parameter passed on the stack or by value) is read where the
-// DWARF location says it is at the probe address.
+// register. Everything else (any variable of a statement probe inside the
+// function, a parameter passed on the stack or by value, a local) is read
+// where the DWARF location says it is at the probe address.
 bool at_entry_registers(const KernelFunction &f, const std::string &name)
 {
 	if (f.tracepoint)
@@ -499,7 +498,7 @@ bool at_entry_registers(const KernelFunction &f, const std::string &name)
 	for (const KernelParam &p : f.params)
 		if (p.name == name)
 			return p.arg >= 0;
-	return true;
+	return false;
 }
 
 // The call frame information of h whose addresses are the DWARF's own

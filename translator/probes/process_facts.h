@@ -70,10 +70,10 @@ public:
 						   const std::string &spelling,
 						   bool in_return) const = 0;
 
-	// $$locals: the names of the local variables (not parameters, not
-	// globals) visible at f's probe address, innermost scope first, each
-	// once. The default knows none.
-	virtual std::vector<std::string> locals(const UserFunction &f) const
+	// $$locals and -L: the local variables (not parameters, not globals)
+	// visible at f's probe address, innermost scope first, each name once,
+	// with their C types. The default knows none.
+	virtual std::vector<KernelParam> locals(const UserFunction &f) const
 	{
 		(void)f;
 		return {};

@@ -368,8 +368,8 @@ std::vector<std::pair<std::string, bool>> Checker::parm_names(const std::string 
 	if (which == "$$parms")
 		return out;
 	if (p.ufunc) {
-		for (const std::string &l : process_->locals(*p.ufunc))
-			out.emplace_back(l, false); // user pointers print as they are
+		for (const KernelParam &l : process_->locals(*p.ufunc))
+			out.emplace_back(l.name, false); // user pointers print as they are
 	} else if (auto locals = facts_.locals(*p.func)) {
 		for (const KernelParam &l : *locals)
 			out.emplace_back(l.name, is_ptr(l.type));

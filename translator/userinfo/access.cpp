@@ -33,15 +33,12 @@ Result<TargetAccess> return_access(dwarfloc::Arch arch, Dwarf_Die *fn, const std
 
 } // namespace
 
-std::vector<std::string> locals_of(const Binary &b, const UserFunction &f)
+std::vector<KernelParam> locals_of(const Binary &b, const UserFunction &f)
 {
 	Dwarf_Die fn;
 	if (!f.has_dwarf || !b.dbg || !dwarf_offdie(b.dbg, f.fn.info_id, &fn))
 		return {};
-	std::vector<std::string> out;
-	for (const KernelParam &l : dwarfloc::locals_at(&fn, f.vaddr))
-		out.push_back(l.name);
-	return out;
+	return dwarfloc::locals_at(&fn, f.vaddr);
 }
 
 Result<TargetAccess> access_of(const Binary &b, dwarfloc::Arch arch, const UserFunction &f,

@@ -77,7 +77,7 @@ Result<TargetAccess> access_of(const Binary &b, dwarfloc::Arch arch, const UserF
 			       const std::string &spelling, bool in_return);
 
 // ProcessFacts::locals for a function of b.
-std::vector<std::string> locals_of(const Binary &b, const UserFunction &f);
+std::vector<KernelParam> locals_of(const Binary &b, const UserFunction &f);
 
 // ProcessFacts::marks for b.
 Result<std::vector<SdtMark>> find_marks(const Binary &b, const std::string &arch,

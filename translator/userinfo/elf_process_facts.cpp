@@ -152,10 +152,10 @@ Result<TargetAccess> ElfProcessFacts::target_access(const UserFunction &f,
 	return userinfo::access_of(**b, arch, f, spelling, in_return);
 }
 
-std::vector<std::string> ElfProcessFacts::locals(const UserFunction &f) const
+std::vector<KernelParam> ElfProcessFacts::locals(const UserFunction &f) const
 {
 	auto b = binary_of(*state_, f.path, opts_);
-	return b ? userinfo::locals_of(**b, f) : std::vector<std::string>{};
+	return b ? userinfo::locals_of(**b, f) : std::vector<KernelParam>{};
 }
 
 Result<std::vector<SdtMark>> ElfProcessFacts::marks(const std::string &path,

@@ -44,7 +44,7 @@ public:
 						    bool call) const override;
 	Result<TargetAccess> target_access(const UserFunction &f, const std::string &spelling,
 					   bool in_return) const override;
-	std::vector<std::string> locals(const UserFunction &f) const override;
+	std::vector<KernelParam> locals(const UserFunction &f) const override;
 	Result<std::vector<SdtMark>> marks(const std::string &path, const std::string &provider,
 					   const std::string &name_glob) const override;
 	Result<std::vector<UserFunction>> plt(const std::string &path,

@@ -83,19 +83,25 @@ static bool stp_pmu_tp_switch_on, stp_pmu_tp_exit_on;
 static atomic64_t stp_pmu_tslots_full = ATOMIC64_INIT(0);
 static atomic_t stp_pmu_tslots_used = ATOMIC_INIT(0);
 
+/* the k-th slot of t's probe sequence */
+static inline struct stp_pmu_tslot *stp_pmu_tslot_at(struct task_struct *t,
+						    unsigned int k)
+{
+	unsigned int h = hash_ptr(t, STP_PMU_THREAD_BITS);
+
+	return &stp_pmu_tslots[(h + k) & (STP_PMU_THREAD_SLOTS - 1)];
+}
+
 /* t's slot, or NULL; interrupts off */
 static struct stp_pmu_tslot *stp_pmu_tslot_find(struct task_struct *t)
 {
-	unsigned int h = hash_ptr(t, STP_PMU_THREAD_BITS), k;
 	struct task_struct *key;
+	unsigned int k;
 
 	for (k = 0; k < STP_PMU_THREAD_PROBE; k++) {
-		struct stp_pmu_tslot *s =
-			&stp_pmu_tslots[(h + k) & (STP_PMU_THREAD_SLOTS - 1)];
-
-		key = READ_ONCE(s->task);
+		key = READ_ONCE(stp_pmu_tslot_at(t, k)->task);
 		if (key == t)
-			return s;
+			return stp_pmu_tslot_at(t, k);
 		if (!key)
 			return NULL;
 	}
@@ -105,13 +111,12 @@ static struct stp_pmu_tslot *stp_pmu_tslot_find(struct task_struct *t)
 /* claims a slot for t (which has none): its acc is 0; NULL when full */
 static struct stp_pmu_tslot *stp_pmu_tslot_claim(struct task_struct *t)
 {
-	unsigned int h = hash_ptr(t, STP_PMU_THREAD_BITS), k;
 	struct task_struct *key;
+	struct stp_pmu_tslot *s;
+	unsigned int k;
 
 	for (k = 0; k < STP_PMU_THREAD_PROBE; k++) {
-		struct stp_pmu_tslot *s =
-			&stp_pmu_tslots[(h + k) & (STP_PMU_THREAD_SLOTS - 1)];
-
+		s = stp_pmu_tslot_at(t, k);
 		key = READ_ONCE(s->task);
 		if ((key == NULL || key == STP_TSLOT_FREE) &&
 		    cmpxchg(&s->task, key, t) == key) {

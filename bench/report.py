@@ -210,6 +210,27 @@ def arm64(res, cmds):
     return out
 
 
+def ctxsw(res, cmds):
+    """System-wide @pmu_thread: instructions added per context switch."""
+    out = {}
+    for run in ("base", "thread"):
+        txt = read(os.path.join(res, f"ctxsw_{run}.out")) or ""
+        m = re.search(r"BENCHOUT nanosleep calls=(\d+) mode=(-?\d+) at_mode=(\d+)", txt)
+        if m and int(m.group(1)) > 0:
+            out[run] = {"calls": int(m.group(1)), "mode": int(m.group(2)), "at_mode": int(m.group(3))}
+        else:
+            err = (read(os.path.join(res, f"ctxsw_{run}.err")) or "").strip().splitlines()
+            out["reason"] = f"{run}: no result ({' | '.join(err[-3:]) if err else 'not run'})"
+    if "base" in out and "thread" in out:
+        out["per_switch"] = (out["thread"]["mode"] - out["base"]["mode"]) / 2
+    out["unit"] = ("guest instructions added per context switch by system-wide @pmu_thread "
+                   "(sched_switch accounting, one event): half the difference of the modal CPU-wide "
+                   "instructions of one nanosleep call (a switch to idle and back), arm64 "
+                   "cortex-a57, -icount shift=0, one CPU")
+    out["command"] = {"base": cmds.get("ctxsw_base"), "thread": cmds.get("ctxsw_thread")}
+    return out
+
+
 def fat(res, cmd):
     txt = (read(os.path.join(res, "fat.err")) or "") + (read(os.path.join(res, "fat.out")) or "")
     m = re.search(r"PMU tables: (\d+) rows, (\d+) events, (\d+) bytes", txt)
@@ -295,6 +316,18 @@ def table(r):
     if c.get("reason"):
         L.append("")
         L.append(f"Missing: {c['reason']}")
+    L.append("")
+    L.append("### Context switch cost of system-wide `@pmu_thread` (arm64 guest, cortex-a57, `-icount shift=0`, one CPU)")
+    L.append("")
+    s = r.get("ctxsw_instr_per_switch", {})
+    L.append("| measure | instructions |")
+    L.append("|---|---|")
+    L.append(f"| one nanosleep call (2 switches), no `@pmu_thread` (mode) | {fmt((s.get('base') or {}).get('mode'))} |")
+    L.append(f"| the same with `@pmu_thread` accounting (mode) | {fmt((s.get('thread') or {}).get('mode'))} |")
+    L.append(f"| added per context switch | {fmt(s.get('per_switch'))} |")
+    if s.get("reason"):
+        L.append("")
+        L.append(f"Missing: {s['reason']}")
     L.append("")
     L.append("### Host: translation, build, module, fat data")
     L.append("")
@@ -386,6 +419,7 @@ def main():
         "build_cached_s": cached_build(res, cmds.get("build_cached")),
         "probe_instr_per_hit": probe,
         "counter_read_instr": arm64(res, cmds),
+        "ctxsw_instr_per_switch": ctxsw(res, cmds),
         "fat_bytes_4events_x86": fat(res, cmds.get("fat")),
         "register_probes": register(res, cmds.get("register")),
         "map_update_instr_per_hit": map_update(probe, cmds.get("probe")),

@@ -7,7 +7,7 @@
 # Environment: BENCH_N (getpid calls per repeat, 200000), BENCH_REPS (3),
 # BENCH_HOST_RUNS (translation/build runs per tool, 5/3), BENCH_ONLY (space
 # list of phases to run: deps build stap host fat probe register arm64
-# report; default all), BENCH_WORK (scratch, ~/.cache/stap-pmu/bench).
+# ctxsw report; default all), BENCH_WORK (scratch, ~/.cache/stap-pmu/bench).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 N=${BENCH_N:-200000}
@@ -16,7 +16,7 @@ P3_RUNS=${BENCH_P3_RUNS:-15}
 P4_RUNS=${BENCH_P4_RUNS:-5}
 REG_COUNTS="1 100 1000"
 RES=$BENCH_WORK/results
-ONLY=${BENCH_ONLY:-deps build stap host fat probe register arm64 report}
+ONLY=${BENCH_ONLY:-deps build stap host fat probe register arm64 ctxsw report}
 want() { [[ " $ONLY " == *" $1 "* ]]; }
 mkdir -p "$RES"
 T_START=$(date +%s)
@@ -224,6 +224,21 @@ if want arm64; then
 	echo "rc=$?" >>"$RES/arm64_fallback.err"
 	record_cmd arm64_fast "stap-pmu -a arm64 --vm --vm-cpu cortex-a57 --pmu-targets perf -c 'pmu-workload getpid 1000' bench/scripts/arm64_read.stp"
 	record_cmd arm64_fallback "stap-pmu -a arm64 --vm --vm-cpu cortex-a57 --pmu-targets perf -D STP_PMU_DIRECT_READ=0 -c 'pmu-workload getpid 1000' bench/scripts/arm64_read.stp"
+fi
+
+# ---- context switch cost of system-wide @pmu_thread (arm64) ---------------
+# the CPU-wide instructions of one nanosleep call (two context switches),
+# without and with @pmu_thread's sched_switch accounting (no -c: --vm-during)
+if want ctxsw; then
+	log "arm64: context switch cost of system-wide @pmu_thread"
+	C_CMD=("$STAP_PMU" -a arm64 --vm --vm-cpu cortex-a57 --vm-smp 1 --pmu-targets perf
+	       --vm-during 'pmu-workload nanosleep 1000 100' "$SCRIPTS/ctxsw.stp")
+	"${C_CMD[@]}" >"$RES/ctxsw_base.out" 2>"$RES/ctxsw_base.err"
+	echo "rc=$?" >>"$RES/ctxsw_base.err"
+	"${C_CMD[@]}" thread >"$RES/ctxsw_thread.out" 2>"$RES/ctxsw_thread.err"
+	echo "rc=$?" >>"$RES/ctxsw_thread.err"
+	record_cmd ctxsw_base "stap-pmu -a arm64 --vm --vm-cpu cortex-a57 --vm-smp 1 --pmu-targets perf --vm-during 'pmu-workload nanosleep 1000 100' bench/scripts/ctxsw.stp"
+	record_cmd ctxsw_thread "stap-pmu -a arm64 --vm --vm-cpu cortex-a57 --vm-smp 1 --pmu-targets perf --vm-during 'pmu-workload nanosleep 1000 100' bench/scripts/ctxsw.stp thread"
 fi
 
 # ---- report --------------------------------------------------------------

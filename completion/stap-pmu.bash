@@ -25,7 +25,7 @@ _stap_pmu()
 		COMPREPLY=($(compgen -W "$(ls /lib/modules 2>/dev/null)" -d -- "$cur")); return ;;
 	-o|-I|-m)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	-e|-c|-x|-D|-B|-l|-L|--pmu-encode|--vm-smp|--vm-timeout|--vm-append|--vm-after)
+	-e|-c|-x|-D|-B|-l|-L|--pmu-encode|--vm-smp|--vm-timeout|--vm-append|--vm-after|--vm-during)
 		return ;;
 	esac
 	if [[ $cur == -* ]]; then

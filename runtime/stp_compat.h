@@ -133,6 +133,22 @@ static inline void stp_hrtimer_setup(struct hrtimer *t,
 #endif
 
 /*
+ * A probe on the sched_switch tracepoint (its prototype gained prev_state
+ * in 5.18): STP_SCHED_SWITCH_PROBE(name) starts the definition of
+ * void name(void *data, bool preempt, struct task_struct *prev,
+ * struct task_struct *next[, unsigned int prev_state]).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 18, 0)
+#define STP_SCHED_SWITCH_PROBE(name) \
+	void name(void *data, bool preempt, struct task_struct *prev, \
+		  struct task_struct *next, unsigned int prev_state)
+#else
+#define STP_SCHED_SWITCH_PROBE(name) \
+	void name(void *data, bool preempt, struct task_struct *prev, \
+		  struct task_struct *next)
+#endif
+
+/*
  * arm64 PMU counter width flags of struct hw_perf_event.flags
  * (include/linux/perf/arm_pmu.h): ARMPMU_EVT_64BIT since 4.x,
  * ARMPMU_EVT_47BIT since 5.18 (Apple M1), 63-bit PMUv3p5 handling in the

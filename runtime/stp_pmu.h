@@ -63,13 +63,22 @@ static const u8 stp_pmu_thread_event[STP_NEVENTS] = STP_PMU_THREAD_EVENTS;
 #else
 #define stp_pmu_is_thread(i) 0
 #endif
+/*
+ * Without a target (_stp_target <= 0), @pmu_thread is system-wide: its
+ * events get per-CPU counters like @pmu's, and stp_pmu_tasks.h keeps each
+ * task's count across context switches (tstart below).
+ */
+static bool stp_pmu_thread_sys;
 static int stp_pmu_thread_init(void);
 static void stp_pmu_thread_release(void);
+static void stp_pmu_thread_status(struct seq_file *m);
 
 struct stp_pmu_cpu {
 	int row;			/* index in stp_pmu_tab.rows, -1: none */
 	struct perf_event *ev[STP_NEVENTS];
 	bool fast[STP_NEVENTS];		/* direct counter reads allowed */
+	/* system-wide @pmu_thread: the counter at the last context switch */
+	u64 tstart[STP_NEVENTS];
 };
 
 static struct stp_pmu_cpu __percpu *stp_pmu_cpus;
@@ -147,7 +156,7 @@ static int stp_pmu_create_cpu(int cpu, int row)
 
 	pc->row = row;
 	for (i = 0; i < STP_NEVENTS; i++) {
-		if (stp_pmu_is_thread(i))
+		if (stp_pmu_is_thread(i) && !stp_pmu_thread_sys)
 			continue;	/* a per-task counter */
 		stp_pmu_fill_attr(row, i, &attr);
 		stp_pmu_core_type_attr(cpu, row, &attr);	/* hybrid E-cores */
@@ -170,6 +179,7 @@ static int stp_pmu_create_cpu(int cpu, int row)
 		}
 		/* @pmu never reads a sampling event */
 		pc->fast[i] = !sp && STP_PMU_DIRECT_READ && stp_pmu_fast_ok(e);
+		pc->tstart[i] = 0;	/* a new counter starts at 0 */
 		WRITE_ONCE(pc->ev[i], e); /* released by stp_pmu_release_cpu() */
 		/* a pinned event that cannot get a counter is put in error state */
 		if (READ_ONCE(e->state) == PERF_EVENT_STATE_ERROR) {
@@ -267,6 +277,7 @@ static int stp_pmu_init(struct stp_probe *probes, unsigned int nprobes)
 		stp_pmu_sampler[probes[i].event] = &probes[i];
 	}
 	stp_pmu_arch_init();
+	stp_pmu_thread_sys = _stp_target <= 0;
 	ids = kcalloc(nr_cpu_ids, sizeof(*ids), GFP_KERNEL);
 	if (!ids)
 		goto err_nomem;
@@ -384,6 +395,7 @@ static void stp_pmu_status(struct seq_file *m)
 		if (n)
 			seq_printf(m, "cpu%d pmu_unavailable %llu\n", cpu, n);
 	}
+	stp_pmu_thread_status(m);
 }
 
 /*

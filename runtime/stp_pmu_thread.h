@@ -2,7 +2,9 @@
 /*
  * stp_pmu_thread.h - @pmu_thread("EVENT"): counters that count only while
  * the target process (_stp_target: stap-pmu -c CMD or -x PID) and the tasks
- * it creates run, read by the thread itself in its probe handlers.
+ * it creates run, read by the thread itself in its probe handlers. Without
+ * a target (stp_pmu_thread_sys), every task's count comes from the CPU-wide
+ * counters and the sched_switch tracepoint instead: stp_pmu_tasks.h.
  *
  * Encoding: the event is one of the fat table's events (STP_PMU_THREAD_EVENTS
  * marks it; stp_pmu.h creates no per-CPU counter for it). A task counter is
@@ -68,6 +70,14 @@
 
 #if STP_NEVENTS > 0 && defined(STP_PMU_THREAD_EVENTS)
 
+#include "stp_pmu_tasks.h"	/* without a target: system-wide */
+
+static void stp_pmu_thread_status(struct seq_file *m)
+{
+	if (stp_pmu_thread_sys)
+		stp_pmu_tasks_status(m);
+}
+
 /* passes over the target's threads before init gives up on new ones */
 #define STP_PMU_THREAD_PASSES 16
 
@@ -91,6 +101,7 @@ static void stp_pmu_thread_release(void)
 	unsigned int k;
 	int i, n = 0;
 
+	stp_pmu_tasks_release();
 	stp_pmu_thread_nroots = 0;
 	if (!stp_pmu_thread_roots)
 		return;
@@ -250,10 +261,8 @@ static int stp_pmu_thread_init(void)
 	struct pid *pid;
 	int rc;
 
-	if (_stp_target <= 0) {
-		stp_err("@pmu_thread needs a target process: load with _stp_target=PID (stap-pmu -c CMD or -x PID)\n");
-		return -EINVAL;
-	}
+	if (stp_pmu_thread_sys)
+		return stp_pmu_tasks_init();
 	pid = find_get_pid(_stp_target);
 	target = pid ? get_pid_task(pid, PIDTYPE_PID) : NULL;
 	put_pid(pid);
@@ -383,10 +392,12 @@ static s64 stp_pmu_thread_read(struct stp_context *c, int idx)
 	u64 v = 0;
 
 	if (unlikely(idx < 0 || idx >= STP_NEVENTS || !stp_pmu_is_thread(idx) ||
-		     !stp_pmu_thread_pmu[idx])) {
+		     (!stp_pmu_thread_sys && !stp_pmu_thread_pmu[idx]))) {
 		stp_error(c, "invalid @pmu_thread event index");
 		return 0;
 	}
+	if (stp_pmu_thread_sys)
+		return stp_pmu_tasks_read(c, idx);
 	local_irq_save(flags);
 	rcu_read_lock();
 	e = stp_pmu_thread_find(idx);
@@ -416,6 +427,10 @@ static inline int stp_pmu_thread_init(void)
 }
 
 static inline void stp_pmu_thread_release(void)
+{
+}
+
+static inline void stp_pmu_thread_status(struct seq_file *m)
 {
 }
 

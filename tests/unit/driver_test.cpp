@@ -53,6 +53,12 @@ TEST(Driver, OptionConflictsAreErrors)
 	cli.vm_at_boot = true;
 	EXPECT_EQ(drive_error(cli), "--vm-at-boot needs --vm");
 	cli = Cli{};
+	cli.vm_during = "pmu-workload getpid 1";
+	EXPECT_EQ(drive_error(cli), "--vm-during needs --vm (without --vm-at-boot)");
+	cli.vm = true;
+	cli.vm_at_boot = true;
+	EXPECT_EQ(drive_error(cli), "--vm-during needs --vm (without --vm-at-boot)");
+	cli = Cli{};
 	cli.initramfs = "initrd.img";
 	cli.vm = true;
 	EXPECT_EQ(drive_error(cli), "--initramfs and --vm cannot be used together");

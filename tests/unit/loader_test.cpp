@@ -58,6 +58,24 @@ TEST(LoaderStatus, UnknownExtraLinesIgnored)
 	EXPECT_EQ(s->dropped, 12u);
 }
 
+// System-wide @pmu_thread's count of switches that found the task table full.
+TEST(LoaderStatus, PmuThreadFull)
+{
+	auto s = parse_status("stopped 0\npmu_unavailable 0\npmu_thread_slots 40\npmu_thread_full 3\n");
+	ASSERT_TRUE(s);
+	EXPECT_EQ(s->pmu_thread_full, 3u);
+	EXPECT_EQ(pmu_thread_full_warning(*s),
+		  "WARNING: 3 context switches found the @pmu_thread task table full: those tasks' "
+		  "counts were not kept and their reads are errors; -D STP_PMU_THREAD_SLOTS=N (a "
+		  "power of 2) makes it larger");
+	s = parse_status("stopped 0\npmu_thread_full 1\n");
+	ASSERT_TRUE(s);
+	EXPECT_NE(pmu_thread_full_warning(*s).find("1 context switch found"), std::string::npos);
+	s = parse_status("stopped 0\npmu_thread_full 0\n");
+	ASSERT_TRUE(s);
+	EXPECT_EQ(pmu_thread_full_warning(*s), "");
+}
+
 // The runtime's per-CPU count of @pmu reads that found no counter (a CPU coming
 // online or going offline): the total, each CPU's line, and the warning naming them.
 TEST(LoaderStatus, PmuUnavailablePerCpu)

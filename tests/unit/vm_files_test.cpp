@@ -201,6 +201,28 @@ TEST(VmFiles, ProbedGuestProgramIsLinked)
 	EXPECT_EQ(vm::user_copy_of(o, o.uprobe_target_path), "");
 }
 
+// --vm-during: /init starts the command in the background once the module
+// is live (its name, - as _, in /proc/modules), before waiting for the
+// loader, and stops it after; nothing without it.
+TEST(VmFiles, DuringCommand)
+{
+	vm::VmOptions o;
+	o.module_path = "/t/stap-pmu-1.ko";
+	EXPECT_EQ(vm::during_lines(o), "");
+	o.during_command = "pmu-workload getpid 10";
+	EXPECT_EQ(vm::during_lines(o),
+		  "( while ! grep -q '^stap_pmu_1 .* Live ' /proc/modules; do sleep 0.1; done; "
+		  "sh -c 'pmu-workload getpid 10' ) >&4 2>&4 </dev/null &\nduring=$!\n");
+	std::string s = vm::init_script(o);
+	size_t bg = s.find(vm::during_lines(o)), wait = s.find("wait $loader"),
+	       kill = s.find("kill $during");
+	ASSERT_NE(bg, std::string::npos) << s;
+	EXPECT_LT(s.find("loader=$!"), bg);
+	EXPECT_LT(bg, wait);
+	EXPECT_LT(wait, kill);
+	EXPECT_EQ(s.find("stap-pmu-loader -c"), std::string::npos) << s;  // not the target
+}
+
 // --vm-after: /init runs the command once the loader (and with it the
 // module) is gone, before the exit marker; nothing without it.
 TEST(VmFiles, AfterCommand)

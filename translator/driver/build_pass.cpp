@@ -207,8 +207,6 @@ std::string module_cache_key(const Cli &cli, const Parsed &parsed, const Transla
 	}
 	k.add("pmu.fallback", topts.pmu_fallback);
 	k.add("pmu.arch", topts.pmu_arch);
-	// pass 2 checks @pmu_thread against these: a cache hit must not skip that
-	k.add("target", topts.at_boot ? "at-boot" : topts.has_target ? "1" : "0");
 	k.add("libpfm", pmu::Resolver::pfm_version());
 	for (const auto &[n, v] : topts.defines)
 		k.add("define", n + "=" + v);

@@ -142,6 +142,12 @@ void add_guest_options(CLI::App &app, Cli &cli)
 		       "module is unloaded (its output follows the script's)")
 		->option_text("CMD")
 		->group("Guests");
+	app.add_option("--vm-during", cli.vm_during,
+		       "With --vm: a shell command the guest starts in the background once the module "
+		       "is loaded, without making it the target (its output goes to stderr); stopped "
+		       "when the script ends")
+		->option_text("CMD")
+		->group("Guests");
 }
 
 // Deployment: the module cache, --attach, --stop, --initramfs, --sign-module.

@@ -49,6 +49,7 @@ struct Cli {
 	std::string initramfs;                 // --initramfs IMAGE
 	bool vm_at_boot = false;               // --vm-at-boot
 	std::string vm_after;                  // --vm-after CMD
+	std::string vm_during;                 // --vm-during CMD
 	std::vector<std::string> sign_module;  // --sign-module KEY CERT
 };
 

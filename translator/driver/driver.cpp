@@ -242,6 +242,8 @@ Status check_run_options(Cli &cli)
 {
 	if (cli.vm_at_boot && !cli.vm)
 		return fail("--vm-at-boot needs --vm");
+	if (!cli.vm_during.empty() && (!cli.vm || cli.vm_at_boot))
+		return fail("--vm-during needs --vm (without --vm-at-boot)");
 	if (!cli.initramfs.empty() && cli.vm)
 		return fail("--initramfs and --vm cannot be used together");
 	if (!cli.initramfs.empty()) {

@@ -72,22 +72,9 @@ Elaborated elaborate_pass(const Parsed &p, const TranslateOptions &opts, const K
 		if (!pi.point.path.empty() && std::find(e.user_files.begin(), e.user_files.end(),
 							pi.point.path) == e.user_files.end())
 			e.user_files.push_back(pi.point.path);
-	// @pmu_thread counters are created for the target's task when the
-	// module loads: there must be one then
-	for (const EventUse &ev : e.sema.events) {
-		if (!ev.per_thread)
-			continue;
-		if (opts.at_boot)
-			diags.error(ev.loc, "@pmu_thread needs a target process when the module loads; "
-					    "--vm-at-boot loads it before the command starts",
-				    "drop --vm-at-boot, or use @pmu for per-CPU counters");
-		else if (!opts.has_target)
-			diags.error(ev.loc, "@pmu_thread needs a target process",
-				    "use -c CMD or -x PID");
-		else
-			continue;
-		return e;
-	}
+	// @pmu_thread: per-task counters of the target with -c/-x; without a
+	// target when the module loads (also --vm-at-boot), every task's count
+	// from the CPU-wide counters and sched_switch (runtime/stp_pmu_tasks.h)
 	PmuOptions po;
 	po.targets = opts.pmu_targets;
 	po.fallback = opts.pmu_fallback;

@@ -27,7 +27,7 @@ struct TranslateOptions {
 	std::string module_name; // "" = stap_pmu_<hash>
 	std::string version;
 	// -c CMD or -x PID given: the module is loaded with a target process
-	// (@pmu_thread needs one); at_boot: --vm-at-boot, the module loads
+	// (target() is set); at_boot: --vm-at-boot, the module loads
 	// before any command exists
 	bool has_target = false;
 	bool at_boot = false;

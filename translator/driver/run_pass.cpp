@@ -34,6 +34,7 @@ Result<int> run_in_guest(const RunRequest &req)
 	vo.extra_cmdline = req.vm_append;
 	vo.at_boot = req.vm_at_boot;
 	vo.after_command = req.vm_after;
+	vo.during_command = req.vm_during;
 	vo.extra_modules = req.vm_modules;
 	vo.timeout_s = req.vm_timeout;
 	vo.verbose = req.verbose;
@@ -79,6 +80,7 @@ RunRequest run_request(const Cli &cli)
 	r.vm_append = cli.vm_append;
 	r.vm_at_boot = cli.vm_at_boot;
 	r.vm_after = cli.vm_after;
+	r.vm_during = cli.vm_during;
 	r.vm_modules = cli.vm_modules;
 	return r;
 }

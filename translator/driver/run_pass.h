@@ -30,6 +30,7 @@ struct RunRequest {
 	std::string vm_append;
 	bool vm_at_boot = false;
 	std::string vm_after;
+	std::string vm_during;
 	std::vector<std::string> vm_modules;
 	// --vm: the ELF files the script's process probes name (absolute host
 	// paths), placed in the guest at the same paths

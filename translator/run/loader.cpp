@@ -84,6 +84,16 @@ std::string pmu_unavailable_warning(const ModuleStatus &st)
 		   "makes such a read an error";
 }
 
+std::string pmu_thread_full_warning(const ModuleStatus &st)
+{
+	if (!st.pmu_thread_full)
+		return "";
+	return "WARNING: " + std::to_string(st.pmu_thread_full) + " context switch" +
+	       (st.pmu_thread_full == 1 ? "" : "es") +
+	       " found the @pmu_thread task table full: those tasks' counts were not kept and "
+	       "their reads are errors; -D STP_PMU_THREAD_SLOTS=N (a power of 2) makes it larger";
+}
+
 // "cpuN pmu_unavailable M" of the status file; false for any other line.
 static bool parse_cpu_unavailable(const std::string &key, const std::string &val,
 				  ModuleStatus &st)
@@ -148,6 +158,8 @@ std::optional<ModuleStatus> parse_status(std::string_view text)
 			st.errors = v;
 		else if (key == "pmu_unavailable")
 			st.pmu_unavailable = v;
+		else if (key == "pmu_thread_full")
+			st.pmu_thread_full = v;
 	}
 	if (first)
 		return std::nullopt;

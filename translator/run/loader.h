@@ -40,6 +40,8 @@ struct ModuleStatus {
 	// (cpu, count) for the CPUs that had any, in the status file's order
 	uint64_t pmu_unavailable = 0;
 	std::vector<std::pair<int, uint64_t>> pmu_unavailable_cpus;
+	// system-wide @pmu_thread: context switches whose task found no free slot
+	uint64_t pmu_thread_full = 0;
 };
 
 // "WARNING: N output records dropped ..." for a status with drops, else "".
@@ -48,6 +50,10 @@ std::string dropped_warning(const ModuleStatus &st);
 // "WARNING: N @pmu reads found no counter on their CPU ..." naming each CPU and
 // its count, for a status with such reads, else "".
 std::string pmu_unavailable_warning(const ModuleStatus &st);
+
+// "WARNING: N context switches found the @pmu_thread task table full ..." for a
+// status with such switches, else "".
+std::string pmu_thread_full_warning(const ModuleStatus &st);
 
 // Words of a command that needs no shell (only [A-Za-z0-9_-./,:+@%^] and blanks);
 // empty when it has to run through /bin/sh -c (quotes, $, *, ;, |, >, =, ...).

@@ -167,6 +167,8 @@ std::optional<ModuleStatus> stop_and_drain(ModuleFiles &mf, Sink &out,
 		say("WARNING: " + std::to_string(st->skipped) + " probe hits skipped");
 	if (st->pmu_unavailable)
 		say(pmu_unavailable_warning(*st));
+	if (st->pmu_thread_full)
+		say(pmu_thread_full_warning(*st));
 	return st;
 }
 

@@ -5,6 +5,7 @@
 
 #include "translator/support/text.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
@@ -73,6 +74,20 @@ std::string after_lines(const VmOptions &o)
 	return "( sh -c " + text::shell_quote(o.after_command) + " ) >&3 2>&4 </dev/null\n";
 }
 
+// the background command of --vm-during: waits until the module's init has
+// returned (its probes are registered: "Live" in /proc/modules)
+std::string during_lines(const VmOptions &o)
+{
+	if (o.during_command.empty())
+		return "";
+	std::string mod = base_name(guest_module_path(o));
+	mod = mod.substr(0, mod.size() - 3);
+	std::replace(mod.begin(), mod.end(), '-', '_');
+	return "( while ! grep -q '^" + mod + " .* Live ' /proc/modules; do sleep 0.1; done; sh -c " +
+	       text::shell_quote(o.during_command) + " ) >&4 2>&4 </dev/null &\n"
+	       "during=$!\n";
+}
+
 std::string init_script(const VmOptions &o)
 {
 	if (o.at_boot)
@@ -99,9 +114,12 @@ std::string init_script(const VmOptions &o)
 	s += "loader=$!\n";
 	s += "( while read -r l; do [ \"$l\" = stop ] && kill -INT $loader; done ) <&5 &\n";
 	s += "watcher=$!\n";
+	s += during_lines(o);
 	s += "wait $loader\n";
 	s += "rc=$?\n";
 	s += "kill $watcher 2>/dev/null\n";
+	if (!o.during_command.empty())
+		s += "kill $during 2>/dev/null\n";
 	s += after_lines(o);
 	return s + init_exit_lines();
 }

@@ -70,6 +70,10 @@ struct VmOptions {
 	// its module is unloaded, its output after the script's ("" : none), e.g.
 	// a check that a probed program runs clean again (no "[uprobes]" area)
 	std::string after_command;
+	// --vm-during: a shell command /init starts in the background once the
+	// module is live (not a target: target() stays 0), its output on the
+	// error port; stopped when the loader exits ("" : none)
+	std::string during_command;
 	std::vector<std::string> extra_qemu_args;
 	int timeout_s = 300;              // whole VM run, boot included
 	int stop_grace_s = 15;            // after "stop" is sent, before QEMU is killed
@@ -113,6 +117,7 @@ std::string init_setup_lines(const VmOptions &opts);
 std::string init_exit_lines();
 // The --vm-after command's line ("" : none), after the module is gone.
 std::string after_lines(const VmOptions &opts);
+std::string during_lines(const VmOptions &opts);  // --vm-during's background command
 std::string base_name(const std::string &path);          // "/a/b.ko" -> "b.ko"
 const std::string &guest_busybox(const VmOptions &opts); // kernel.busybox, else busybox_path
 std::vector<InitramfsEntry> initramfs_entries(const VmOptions &opts);

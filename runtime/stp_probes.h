@@ -29,13 +29,13 @@ static struct kretprobe **stp_kretprobe_ptrs;
  * STP_TRYLOCKDELAY us, about 1 s by default) is long because under
  * virtualization the holder's vCPU can be descheduled by the host.
  */
-static bool stp_lock_global(void)
+static noinline bool stp_lock_global_wait(void)
 {
 	int i, j;
 
 	/* an NMI never waits: the holder may be what it interrupted */
 	if (in_nmi())
-		return raw_spin_trylock(&stp_session.lock);
+		return false;
 
 	for (i = 0; i < STP_MAXTRYLOCK; i++) {
 		for (j = 0; j < 64; j++) {
@@ -46,6 +46,16 @@ static bool stp_lock_global(void)
 		udelay(STP_TRYLOCKDELAY);
 	}
 	return false;
+}
+
+/*
+ * the uncontended lock inline in every caller (the probe path, @entry's
+ * entry function, ...), the wait out of line
+ */
+static __always_inline bool stp_lock_global(void)
+{
+	return likely(raw_spin_trylock(&stp_session.lock)) ||
+	       stp_lock_global_wait();
 }
 
 #ifndef STP_NO_OVERLOAD

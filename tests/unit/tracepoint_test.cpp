@@ -43,13 +43,35 @@ TEST(Tracepoint, SplitSpec)
 	ASSERT_TRUE(r);
 	EXPECT_EQ(r->sys, "intel-sst");
 	EXPECT_EQ(r->event, "sched_wak*");
-	for (const char *bad : {"sched_switch", ":x", "sched:", "a:b:c"})
-		EXPECT_EQ(split_error(bad), "kernel.trace needs \"subsystem:event\", e.g. "
+	r = split_tracepoint_spec("sched_switch"); // SystemTap's bare event
+	ASSERT_TRUE(r);
+	EXPECT_EQ(r->sys, "");
+	EXPECT_EQ(r->event, "sched_switch");
+	for (const char *bad : {":x", "sched:", "a:b:c"})
+		EXPECT_EQ(split_error(bad), "kernel.trace needs \"subsystem:event\" or \"event\", e.g. "
 					    "kernel.trace(\"sched:sched_switch\")") << bad;
 	EXPECT_EQ(split_error("sch*:x"),
 		  "wildcards are only supported in the event part of kernel.trace(\"sch*:x\")");
 	EXPECT_EQ(split_error("../x:y"), "'../x' is not a tracepoint subsystem name");
 	EXPECT_EQ(split_error("sched:a b"), "'a b' is not a tracepoint name or pattern");
+}
+
+TEST(Tracepoint, DeclaredEventsOfAHeadersText)
+{
+	// the forms trace/events headers use: the name is TRACE_EVENT*'s and
+	// DECLARE_TRACE*'s first argument, DEFINE_EVENT*'s second; a macro
+	// whose name only ends in one of them, and comments' prose, are not
+	const std::string text = "TRACE_EVENT(sched_kthread_stop,\n\tTP_PROTO(struct task_struct *t),\n"
+				 "DEFINE_EVENT(sched_wakeup_template, sched_wakeup,\n"
+				 "DEFINE_EVENT_PRINT( writeback_class ,\n  wb_x, TP_PROTO(int a)\n"
+				 "TRACE_EVENT_FN(irq_y, TP_PROTO(int a)\n"
+				 "DECLARE_TRACE(pelt_cfs_tp,\n"
+				 "MY_TRACE_EVENT(not_one,\n"
+				 "/* TRACE_EVENT is used below */\n"
+				 "DECLARE_EVENT_CLASS(sched_wakeup_template,\n";
+	EXPECT_EQ(tracequery::declared_events(text),
+		  (std::vector<std::string>{"sched_kthread_stop", "sched_wakeup", "wb_x", "irq_y",
+					    "pelt_cfs_tp"}));
 }
 
 TEST(Tracepoint, QuerySourceRedefinesEveryDeclarationMacro)

@@ -40,24 +40,31 @@ Result<bool> list_tracepoints(const Cli &cli, const std::string &pat, int &rc)
 	auto spec = split_tracepoint_spec(pat.substr(kt.size(), pat.size() - kt.size() - 2));
 	if (!spec)
 		return fail(spec.error().what);
-	const std::string &sys = spec->sys, &ev = spec->event;
+	const std::string &ev = spec->event;
 	auto facts = target_kernel_facts(cli, parse_options(cli));
-	TracepointLookup found = facts->tracepoints(sys);
-	if (auto *e = std::get_if<TracepointError>(&found))
-		return e->error;
-	const TracepointSubsystem *s = std::get<const TracepointSubsystem *>(found);
+	std::vector<std::string> systems = {spec->sys};
+	if (spec->sys.empty())
+		systems = facts->tracepoint_subsystems(ev);
 	rc = 1;
-	for (const TracepointEvent &e : s->events) {
-		if (fnmatch(ev.c_str(), e.name.c_str(), 0) != 0)
+	for (const std::string &sys : systems) {
+		TracepointLookup found = facts->tracepoints(sys);
+		if (auto *e = std::get_if<TracepointError>(&found)) {
+			if (!spec->sys.empty())
+				return e->error;
 			continue;
-		std::cout << "kernel.trace(\"" << sys << ":" << e.name << "\")";
-		if (!cli.list_probes_vars.empty() && e.func) {
-			std::string vars = describe_vars(*e.func, false);
-			if (!vars.empty())
-				std::cout << " " << vars;
 		}
-		std::cout << "\n";
-		rc = 0;
+		for (const TracepointEvent &e : std::get<const TracepointSubsystem *>(found)->events) {
+			if (fnmatch(ev.c_str(), e.name.c_str(), 0) != 0)
+				continue;
+			std::cout << "kernel.trace(\"" << sys << ":" << e.name << "\")";
+			if (!cli.list_probes_vars.empty() && e.func) {
+				std::string vars = describe_vars(*e.func, false);
+				if (!vars.empty())
+					std::cout << " " << vars;
+			}
+			std::cout << "\n";
+			rc = 0;
+		}
 	}
 	return true;
 }

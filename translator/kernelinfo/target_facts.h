@@ -47,6 +47,10 @@ public:
 	CastAccess cast_access(const std::string &module, const std::string &type,
 			       const std::vector<std::string> &members) const override;
 	TracepointLookup tracepoints(const std::string &sys) const override;
+	std::vector<std::string> tracepoint_subsystems(const std::string &event_glob) const override
+	{
+		return dwarf_.tracepoint_subsystems(event_glob);
+	}
 	SymbolCheck check_symbol(const std::string &module, const std::string &name) const override;
 	Result<Pretty> type_members(const KernelFunction &f, const std::string &spelling,
 				    bool in_return, int depth) const override;

@@ -3,6 +3,8 @@
 
 #include "translator/support/suggest.h"
 
+#include <fnmatch.h>
+
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -101,6 +103,48 @@ std::vector<std::string> subsystems(const std::string &tree)
 	return out;
 }
 
+std::vector<std::string> declared_events(const std::string &text)
+{
+	std::vector<std::string> out;
+	auto ident = [&](size_t &i) {
+		while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i])))
+			i++;
+		size_t b = i;
+		while (i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_'))
+			i++;
+		return text.substr(b, i - b);
+	};
+	for (size_t i = 0; i < text.size(); i++) {
+		if (text[i] != 'T' && text[i] != 'D')
+			continue;
+		if (i > 0 && (std::isalnum(static_cast<unsigned char>(text[i - 1])) || text[i - 1] == '_'))
+			continue;
+		size_t j = i;
+		std::string macro = ident(j);
+		bool second = macro.rfind("DEFINE_EVENT", 0) == 0;
+		if (!second && macro.rfind("TRACE_EVENT", 0) != 0 && macro.rfind("DECLARE_TRACE", 0) != 0)
+			continue;
+		while (j < text.size() && std::isspace(static_cast<unsigned char>(text[j])))
+			j++;
+		if (j >= text.size() || text[j] != '(')
+			continue;
+		j++;
+		std::string name = ident(j);
+		if (second) {
+			while (j < text.size() && std::isspace(static_cast<unsigned char>(text[j])))
+				j++;
+			if (j >= text.size() || text[j] != ',')
+				continue;
+			j++;
+			name = ident(j);
+		}
+		if (!name.empty())
+			out.push_back(name);
+		i = j;
+	}
+	return out;
+}
+
 struct Tracepoints::Memo {
 	bool have_target = false;
 	Result<Target> target = fail("no target kernel configured");
@@ -161,7 +205,7 @@ TracepointLookup Tracepoints::subsystem(const std::string &sys) const
 	return memo_->subsystems.emplace(sys, query(sys)).first->second;
 }
 
-TracepointLookup Tracepoints::query(const std::string &sys) const
+const Result<Target> &Tracepoints::target() const
 {
 	Memo &m = *memo_;
 	if (!m.have_target) {
@@ -169,7 +213,36 @@ TracepointLookup Tracepoints::query(const std::string &sys) const
 		if (builder_)
 			m.target = builder_->target();
 	}
-	if (!m.target)
+	return m.target;
+}
+
+std::vector<std::string> Tracepoints::declaring(const std::string &event_glob) const
+{
+	std::vector<std::string> out;
+	const Result<Target> &t = target();
+	if (!t)
+		return out;
+	for (const std::string &sys : subsystems(t->tree)) {
+		for (const std::string &d : include_dirs(t->tree)) {
+			std::ifstream in(d + "/trace/events/" + sys + ".h");
+			if (!in)
+				continue;
+			std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+			for (const std::string &ev : declared_events(text))
+				if (fnmatch(event_glob.c_str(), ev.c_str(), 0) == 0) {
+					out.push_back(sys);
+					break;
+				}
+			break;
+		}
+	}
+	return out;
+}
+
+TracepointLookup Tracepoints::query(const std::string &sys) const
+{
+	Memo &m = *memo_;
+	if (!target())
 		return TracepointError{
 			fail("kernel.trace needs the target kernel's build tree: " + m.target.error().what)};
 	const Target &t = *m.target;

@@ -54,6 +54,11 @@ std::vector<std::string> include_dirs(const std::string &tree);
 // Subsystems with a header in include_dirs(tree), sorted (for hints).
 std::vector<std::string> subsystems(const std::string &tree);
 
+// The event names a trace/events header's text declares: the first argument
+// of TRACE_EVENT* and DECLARE_TRACE*, the second of DEFINE_EVENT*. A text
+// scan, so a name built by a header's own macro is missed.
+std::vector<std::string> declared_events(const std::string &header_text);
+
 // The tracepoints of the target kernel, subsystem by subsystem: each asked
 // for once (its query module built and read), then remembered, failures
 // too.
@@ -66,8 +71,13 @@ public:
 	// KernelFacts::tracepoints.
 	TracepointLookup subsystem(const std::string &sys) const;
 
+	// KernelFacts::tracepoint_subsystems: the subsystems whose header text
+	// declares an event matching the fnmatch pattern event_glob.
+	std::vector<std::string> declaring(const std::string &event_glob) const;
+
 private:
 	TracepointLookup query(const std::string &sys) const;
+	const Result<Target> &target() const;
 
 	struct Memo;
 	const QueryModuleBuilder *builder_;

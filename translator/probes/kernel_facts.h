@@ -201,6 +201,15 @@ public:
 	// The tracepoints of subsystem `sys` ("sched").
 	virtual TracepointLookup tracepoints(const std::string &sys) const = 0;
 
+	// The subsystems that may have an event matching event_glob, for
+	// kernel.trace("event") without its subsystem: a scan of the headers'
+	// text, so tracepoints() stays the authority. Empty when unknown.
+	virtual std::vector<std::string> tracepoint_subsystems(const std::string &event_glob) const
+	{
+		(void)event_glob;
+		return {};
+	}
+
 	// What $spelling (as target_access takes it) pretty-prints as: its
 	// type, a pointer to a struct or union followed to it (the root's
 	// `pointee` set), with nested structs and unions expanded to `depth`

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 
 #include "translator/probes/probe_kind.h"
 #include "translator/support/suggest.h"
@@ -21,10 +22,15 @@ static bool valid_sys_char(char c)
 Result<TracepointSpec> split_tracepoint_spec(const std::string &spec)
 {
 	size_t colon = spec.find(':');
-	if (colon == std::string::npos || colon == 0 || colon + 1 == spec.size() ||
-	    spec.find(':', colon + 1) != std::string::npos)
-		return fail("kernel.trace needs \"subsystem:event\", e.g. kernel.trace(\"sched:sched_switch\")");
-	TracepointSpec ts{spec.substr(0, colon), spec.substr(colon + 1)};
+	TracepointSpec ts;
+	if (colon == std::string::npos) {
+		ts.event = spec; // a bare event: its subsystem is searched for
+	} else {
+		if (colon == 0 || colon + 1 == spec.size() || spec.find(':', colon + 1) != std::string::npos)
+			return fail("kernel.trace needs \"subsystem:event\" or \"event\", e.g. "
+				    "kernel.trace(\"sched:sched_switch\")");
+		ts = {spec.substr(0, colon), spec.substr(colon + 1)};
+	}
 	if (!std::all_of(ts.sys.begin(), ts.sys.end(), valid_sys_char))
 		return fail(ts.sys.find_first_of("*?[") != std::string::npos
 				    ? "wildcards are only supported in the event part of kernel.trace(\"" +
@@ -41,6 +47,34 @@ static SourceLoc shifted(SourceLoc l, size_t cols)
 {
 	l.col += static_cast<unsigned>(cols);
 	return l;
+}
+
+static std::optional<std::vector<ResolvedPoint>> resolve_in(const ProbePoint &pp,
+							    const ProbeContext &ctx,
+							    const std::string &sys,
+							    const std::string &event, bool quiet);
+
+// kernel.trace("event"), as SystemTap takes it: every subsystem whose header
+// declares a matching event.
+static std::optional<std::vector<ResolvedPoint>> resolve_bare(const ProbePoint &pp,
+							      const ProbeContext &ctx,
+							      const std::string &event)
+{
+	const ProbeComponent &t = pp.components[1];
+	std::vector<ResolvedPoint> out;
+	for (const std::string &sys : ctx.facts.tracepoint_subsystems(event)) {
+		auto r = resolve_in(pp, ctx, sys, event, true);
+		if (r)
+			std::move(r->begin(), r->end(), std::back_inserter(out));
+	}
+	if (out.empty()) {
+		ctx.diags.error(shifted(t.arg_loc, 1),
+				"no tracepoint '" + event + "' in the target kernel's trace/events headers",
+				"name its subsystem, e.g. kernel.trace(\"sched:sched_switch\"); list one "
+				"subsystem's with -l 'kernel.trace(\"sched:*\")'");
+		return std::nullopt;
+	}
+	return out;
 }
 
 static std::optional<std::vector<ResolvedPoint>> resolve(const ProbePoint &pp,
@@ -69,16 +103,32 @@ static std::optional<std::vector<ResolvedPoint>> resolve(const ProbePoint &pp,
 		diags.error(t.arg_loc, spec.error().what);
 		return std::nullopt;
 	}
-	const std::string &sys = spec->sys, &event = spec->event;
+	if (!spec->sys.empty())
+		return resolve_in(pp, ctx, spec->sys, spec->event, false);
+	return resolve_bare(pp, ctx, spec->event);
+}
+
+// kernel.trace("sys:event") for one subsystem. quiet: a bare event searched
+// over several subsystems; one without a match is no error.
+static std::optional<std::vector<ResolvedPoint>> resolve_in(const ProbePoint &pp,
+							    const ProbeContext &ctx,
+							    const std::string &sys,
+							    const std::string &event, bool quiet)
+{
+	Diagnostics &diags = ctx.diags;
+	const ProbeComponent &t = pp.components[1];
 	// the string starts after its opening quote
-	SourceLoc sys_loc = shifted(t.arg_loc, 1), ev_loc = shifted(t.arg_loc, 1 + sys.size() + 1);
+	SourceLoc sys_loc = shifted(t.arg_loc, 1);
+	SourceLoc ev_loc = quiet ? sys_loc : shifted(t.arg_loc, 1 + sys.size() + 1);
 	TracepointLookup found = ctx.facts.tracepoints(sys);
 	if (auto *e = std::get_if<TracepointError>(&found)) {
+		if (quiet)
+			return std::vector<ResolvedPoint>{};
 		diags.error(e->unknown_subsystem ? sys_loc : t.arg_loc, e->error.what, e->error.hint);
 		return std::nullopt;
 	}
 	const TracepointSubsystem *s = std::get<const TracepointSubsystem *>(found);
-	bool glob = event.find_first_of("*?[") != std::string::npos;
+	bool glob = quiet || event.find_first_of("*?[") != std::string::npos;
 	std::vector<ResolvedPoint> out;
 	std::vector<std::string> names, skipped;
 	for (const TracepointEvent &ev : s->events) {
@@ -105,7 +155,7 @@ static std::optional<std::vector<ResolvedPoint>> resolve(const ProbePoint &pp,
 	}
 	for (const std::string &sk : skipped)
 		diags.warning(ev_loc, "'" + event + "' skips tracepoint " + sys + ":" + sk);
-	if (out.empty()) {
+	if (out.empty() && !quiet) {
 		if (!skipped.empty()) {
 			diags.error(ev_loc, "no tracepoint matching '" + event + "' in " + s->header +
 						    " can be probed");

@@ -101,6 +101,20 @@ static __maybe_unused void stp_error(struct stp_context *c, const char *msg)
 		strscpy(c->errmsg, msg, sizeof(c->errmsg));
 }
 
+/* stp_error() with a formatted message; the first error of a statement wins */
+static __maybe_unused __printf(2, 3) void stp_errorf(struct stp_context *c,
+						    const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->error)
+		return;
+	va_start(ap, fmt);
+	vscnprintf(c->errmsg, sizeof(c->errmsg), fmt, ap);
+	va_end(ap);
+	stp_error(c, c->errmsg);
+}
+
 /* error("msg") in a script */
 static inline void stp_error_str(struct stp_context *c, const char *msg)
 {
@@ -189,6 +203,13 @@ static inline s64 stp_mod(struct stp_context *c, s64 a, s64 b)
 /* script function calls: generated code brackets a call with these */
 static inline bool stp_nest_enter(struct stp_context *c)
 {
+	/*
+	 * An error earlier in the same statement (an argument before this
+	 * call) stops the statement: no call runs after it, or a try/catch in
+	 * the called function would take that error for its own.
+	 */
+	if (unlikely(c->error))
+		return false;
 	if (unlikely(++c->nesting > STP_MAXNESTING)) {
 		c->nesting--;
 		stp_error(c, "MAXNESTING exceeded");

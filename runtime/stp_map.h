@@ -233,10 +233,8 @@ static __maybe_unused struct stp_ment *stp_map_insert(struct stp_context *c, str
 		return e;
 	if (m->free_head == STP_NIL) {
 		if (!m->wrap || m->oldest == STP_NIL) {
-			scnprintf(c->errmsg, sizeof(c->errmsg),
-				  "array '%s' is full (%u entries); declare it larger (global %s[N]), wrapping (%s%%[N]) or raise MAXMAPENTRIES",
-				  m->name, m->cap, m->name, m->name);
-			stp_error(c, c->errmsg);
+			stp_errorf(c, "array '%s' is full (%u entries); declare it larger (global %s[N]), wrapping (%s%%[N]) or raise MAXMAPENTRIES",
+				   m->name, m->cap, m->name, m->name);
 			return NULL;
 		}
 		stp_map_unlink(m, m->oldest);
@@ -432,9 +430,7 @@ static __maybe_unused u32 stp_map_sort(struct stp_context *c, struct stp_map *m,
 	u32 i, n = 0;
 
 	if (unlikely(m->iterating)) {
-		scnprintf(c->errmsg, sizeof(c->errmsg),
-			  "nested foreach over array '%s'", m->name);
-		stp_error(c, c->errmsg);
+		stp_errorf(c, "nested foreach over array '%s'", m->name);
 		return 0;
 	}
 	for (i = m->oldest; i != STP_NIL; i = stp_map_ent(m, i)->newer)

@@ -227,9 +227,7 @@ static u64 stp_tvar_base_value(const struct stp_tvar *t, struct pt_regs *regs)
 
 static void stp_tvar_fault(struct stp_context *c, unsigned long addr)
 {
-	snprintf(c->errmsg, sizeof(c->errmsg),
-		 "invalid pointer dereference (address 0x%lx)", addr);
-	stp_error(c, c->errmsg);
+	stp_errorf(c, "invalid pointer dereference (address 0x%lx)", addr);
 }
 
 /* whether variable t of probe p was saved at entry (c->entry) */
@@ -673,8 +671,7 @@ static __maybe_unused s64 stp_register(struct stp_context *c, const char *name)
 	for (i = 0; i < ARRAY_SIZE(regs); i++)
 		if (!strcmp(name, regs[i].name))
 			return *(const s64 *)((const char *)c->regs + regs[i].off);
-	snprintf(c->errmsg, sizeof(c->errmsg), "unknown register '%s'", name);
-	stp_error(c, c->errmsg);
+	stp_errorf(c, "unknown register '%s'", name);
 	return 0;
 }
 

@@ -14,12 +14,7 @@
 static __maybe_unused void stp_user_fault(struct stp_context *c, const char *what,
 					  unsigned long addr)
 {
-	/* errmsg holds the pending message once an error is raised */
-	if (c->error)
-		return;
-	snprintf(c->errmsg, sizeof(c->errmsg), "user %s copy fault at 0x%lx",
-		 what, addr);
-	stp_error(c, c->errmsg);
+	stp_errorf(c, "user %s copy fault at 0x%lx", what, addr);
 }
 
 /*

@@ -63,11 +63,15 @@ bool Checker::expand(const ProbePoint &pp, int depth, std::vector<Expansion> &ou
 			bool ends = inner.sufficient &&
 				    std::any_of(sub.begin(), sub.end(),
 						[](const Expansion &e) { return !e.points.empty(); });
+			// An alias on an alias: the inner alias's prologue runs first
+			// (signal.syskill's body reads what syscall.kill's set), its
+			// epilogue last: "A = B { a }", "B = kprobe { b }" and
+			// "probe A { u }" run b; a; u.
 			for (Expansion &e : sub) {
 				if (alias->epilogue)
-					e.after.push_back(alias->body.get());
+					e.after.insert(e.after.begin(), alias->body.get());
 				else
-					e.before.insert(e.before.begin(), alias->body.get());
+					e.before.push_back(alias->body.get());
 				if (pp.cond)
 					e.conds.push_back(pp.cond.get());
 				out.push_back(std::move(e));

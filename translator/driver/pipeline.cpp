@@ -7,6 +7,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <ostream>
+#include <set>
 
 #include "pmu/fat_table.h"
 #include "pmu/pmu.h"
@@ -34,18 +35,48 @@ Parsed parse_pass(std::unique_ptr<SourceFile> source, const ParseOptions &opts,
 	if (!diags.has_errors() && !any)
 		diags.error({p.source.get(), 1, 1}, "script has no probes",
 			    "add one, e.g. probe begin { printf(\"hello\\n\"); exit() }");
-	std::vector<std::string> dirs = opts.tapset_dirs;
-	bool syscalls = false;
-	for (const Probe &pr : p.script.probes)
-		for (const ProbePoint &pp : pr.points)
-			syscalls |= may_name_syscall_alias(probe_point_str(pp));
-	if (syscalls && opts.syscall_tapsets)
+	if (diags.has_errors())
+		return p;
+	std::vector<TapsetFile> tapsets = load_tapsets(opts.tapset_dirs, opts.pp);
+	if (opts.syscall_tapsets && needs_syscall_aliases(p.script, tapsets))
 		if (std::optional<std::string> d = opts.syscall_tapsets())
-			dirs.push_back(*d);
-	if (!diags.has_errors() && !dirs.empty())
-		p.tapset_sources = resolve_tapsets(p.script, load_tapsets(dirs, opts.pp),
-						   builtin_names(), diags);
+			for (TapsetFile &f : load_tapsets({*d}, opts.pp))
+				tapsets.push_back(std::move(f));
+	if (!tapsets.empty())
+		p.tapset_sources = resolve_tapsets(p.script, std::move(tapsets), builtin_names(), diags);
 	return p;
+}
+
+// Whether the script's probe points, or the points of the tapset aliases
+// they name (signal.syskill is syscall.kill), name a generated syscall.*
+// alias: only then is the kernel's syscall tapset generated and loaded.
+bool needs_syscall_aliases(const Script &script, const std::vector<TapsetFile> &tapsets)
+{
+	std::vector<std::string> todo;
+	for (const Probe &pr : script.probes)
+		for (const ProbePoint &pp : pr.points)
+			todo.push_back(probe_point_str(pp));
+	std::set<const Probe *> seen;
+	while (!todo.empty()) {
+		std::string point = std::move(todo.back());
+		todo.pop_back();
+		if (may_name_syscall_alias(point))
+			return true;
+		for (const TapsetFile &f : tapsets)
+			for (const Probe &a : f.script.probes) {
+				if (!a.is_alias || seen.count(&a))
+					continue;
+				bool named = false;
+				for (const ProbePoint &n : a.alias_names)
+					named |= probe_name_matches(point, probe_point_str(n));
+				if (!named)
+					continue;
+				seen.insert(&a);
+				for (const ProbePoint &pp : a.points)
+					todo.push_back(probe_point_str(pp));
+			}
+	}
+	return false;
 }
 
 bool may_name_syscall_alias(const std::string &point)

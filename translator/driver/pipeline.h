@@ -49,6 +49,12 @@ struct ParseOptions {
 // allowed) could name a syscall.* or nd_syscall.* alias.
 bool may_name_syscall_alias(const std::string &point);
 
+struct TapsetFile;
+struct Script;
+// Whether script's probe points, directly or through the aliases of tapsets
+// they name, could name a syscall.* or nd_syscall.* alias.
+bool needs_syscall_aliases(const Script &script, const std::vector<TapsetFile> &tapsets);
+
 struct Parsed {
 	std::unique_ptr<SourceFile> source;
 	Script script;

@@ -10,6 +10,11 @@
  *                           interrupts is made again for the rest of its time
  *   pmu-workload signal N   sends itself SIGUSR1 N times (kill), each handled
  *   pmu-workload fault N    writes to N fresh anonymous pages: N write page faults
+ *   pmu-workload mmap N LEN N pairs of an anonymous private mmap of LEN bytes
+ *                           (LEN as given, not rounded) and its munmap of LEN
+ *   pmu-workload brk N      N raw brk calls that each grow the heap by 3 pages
+ *                           past the page-aligned start, then one that gives
+ *                           them back
  *   pmu-workload tcp N      brings lo up; a TCP client connected to a server on
  *                           127.0.0.1:47001 sends N messages of 100 bytes (send),
  *                           the server receives each with one recv(MSG_WAITALL);
@@ -59,7 +64,8 @@ static void usage(const char *msg)
 	if (msg)
 		fprintf(stderr, "pmu-workload: %s\n", msg);
 	fprintf(stderr, "usage: pmu-workload getpid N | read N | spin MS | signal N | fault N |"
-			" tcp N | udp N | phases SLEEP_MS SPIN_MS | nanosleep N US\n");
+			" tcp N | udp N | phases SLEEP_MS SPIN_MS | nanosleep N US | mmap N LEN |"
+			" brk N\n");
 	exit(2);
 }
 
@@ -154,6 +160,39 @@ static int fail(const char *what)
 {
 	fprintf(stderr, "pmu-workload: %s: %s\n", what, strerror(errno));
 	return 1;
+}
+
+static int do_mmap(long long n, long long len)
+{
+	for (long long i = 0; i < n; i++) {
+		void *p = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			return fail("mmap");
+		if (munmap(p, (size_t)len))
+			return fail("munmap");
+	}
+	return 0;
+}
+
+/* The raw system call (glibc's brk() keeps its own idea of the break). The
+ * kernel extends the heap from the page-aligned old break to the page-aligned
+ * new one: starting at a page boundary, each call maps exactly 3 pages. */
+static int do_brk(long long n)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned long start = (unsigned long)syscall(SYS_brk, 0);
+	unsigned long base = (start + page - 1) & ~(unsigned long)(page - 1);
+
+	for (long long i = 1; i <= n; i++) {
+		unsigned long want = base + (unsigned long)(i * 3 * page);
+
+		if ((unsigned long)syscall(SYS_brk, want) != want)
+			return fail("brk");
+	}
+	syscall(SYS_brk, start);
+	return 0;
 }
 
 /* A guest's init does not configure networking: lo starts down. */
@@ -365,8 +404,17 @@ int main(int argc, char **argv)
 			usage("phases: at most 60000 ms each");
 		return do_phases(sleep_ms, spin_ms);
 	}
+	if (argc == 4 && strcmp(argv[1], "mmap") == 0) {
+		long long n = parse_count(argv[2]), len = parse_count(argv[3]);
+
+		if (len < 1 || len > (1LL << 30))
+			usage("mmap: LEN from 1 to 1073741824 bytes");
+		return do_mmap(n, len);
+	}
 	if (argc >= 2 && strcmp(argv[1], "nanosleep") == 0)
 		usage("nanosleep: expected N and US");
+	if (argc >= 2 && strcmp(argv[1], "mmap") == 0)
+		usage("mmap: expected N and LEN");
 	if (argc != 3)
 		usage(argc < 2 ? NULL : "expected exactly one argument after the mode");
 	long long n = parse_count(argv[2]);
@@ -380,6 +428,11 @@ int main(int argc, char **argv)
 		if (n > 1000000)
 			usage("fault: at most 1000000 pages");
 		return do_fault(n);
+	}
+	if (strcmp(argv[1], "brk") == 0) {
+		if (n > 100000)
+			usage("brk: at most 100000 calls");
+		return do_brk(n);
 	}
 	if (strcmp(argv[1], "tcp") == 0)
 		return do_tcp(n);

@@ -22,6 +22,8 @@
  *   pmu-workload udp N      brings lo up; N datagrams of 100 bytes sent (sendto)
  *                           from one socket to another on 127.0.0.1:47002, each
  *                           received with one recvfrom
+ *   pmu-workload tcp6 N, udp6 N
+ *                           the same over IPv6, on [::1]:47003 and [::1]:47004
  *   pmu-workload phases SLEEP_MS SPIN_MS
  *                           per-thread counting phases, each bracketed by raw getpid
  *                           calls (guest.pmu_thread_task_clock):
@@ -64,7 +66,7 @@ static void usage(const char *msg)
 	if (msg)
 		fprintf(stderr, "pmu-workload: %s\n", msg);
 	fprintf(stderr, "usage: pmu-workload getpid N | read N | spin MS | signal N | fault N |"
-			" tcp N | udp N | phases SLEEP_MS SPIN_MS | nanosleep N US | mmap N LEN |"
+			" tcp N | udp N | tcp6 N | udp6 N | phases SLEEP_MS SPIN_MS | nanosleep N US | mmap N LEN |"
 			" brk N\n");
 	exit(2);
 }
@@ -220,35 +222,46 @@ static int loopback_up(void)
 	return 0;
 }
 
-static struct sockaddr_in loopback(int port)
+/* The loopback address of family (AF_INET 127.0.0.1, AF_INET6 ::1) and port
+ * in *a; returns its length. */
+static socklen_t loopback(int family, int port, struct sockaddr_storage *a)
 {
-	struct sockaddr_in a;
+	memset(a, 0, sizeof(*a));
+	if (family == AF_INET6) {
+		struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)a;
 
-	memset(&a, 0, sizeof(a));
-	a.sin_family = AF_INET;
-	a.sin_port = htons(port);
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	return a;
+		a6->sin6_family = AF_INET6;
+		a6->sin6_port = htons(port);
+		a6->sin6_addr = in6addr_loopback;
+		return sizeof(*a6);
+	}
+	struct sockaddr_in *a4 = (struct sockaddr_in *)a;
+
+	a4->sin_family = AF_INET;
+	a4->sin_port = htons(port);
+	a4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	return sizeof(*a4);
 }
 
-static int do_tcp(long long n)
+static int do_tcp(long long n, int family, int port)
 {
-	struct sockaddr_in a = loopback(47001);
+	struct sockaddr_storage a;
+	socklen_t alen = loopback(family, port, &a);
 	char buf[100];
 	int one = 1, l, c, s;
 
 	if (loopback_up())
 		return 1;
-	l = socket(AF_INET, SOCK_STREAM, 0);
+	l = socket(family, SOCK_STREAM, 0);
 	if (l < 0)
 		return fail("socket");
 	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(l, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(l, 1) < 0)
-		return fail("bind/listen 127.0.0.1:47001");
-	c = socket(AF_INET, SOCK_STREAM, 0);
+	if (bind(l, (struct sockaddr *)&a, alen) < 0 || listen(l, 1) < 0)
+		return fail("bind/listen on the loopback address");
+	c = socket(family, SOCK_STREAM, 0);
 	if (c < 0)
 		return fail("socket");
-	if (connect(c, (struct sockaddr *)&a, sizeof(a)) < 0)
+	if (connect(c, (struct sockaddr *)&a, alen) < 0)
 		return fail("connect");
 	s = accept(l, NULL, NULL);
 	if (s < 0)
@@ -266,23 +279,24 @@ static int do_tcp(long long n)
 	return 0;
 }
 
-static int do_udp(long long n)
+static int do_udp(long long n, int family, int port)
 {
-	struct sockaddr_in a = loopback(47002);
+	struct sockaddr_storage a;
+	socklen_t alen = loopback(family, port, &a);
 	char buf[100];
 	int r, s;
 
 	if (loopback_up())
 		return 1;
-	r = socket(AF_INET, SOCK_DGRAM, 0);
-	s = socket(AF_INET, SOCK_DGRAM, 0);
+	r = socket(family, SOCK_DGRAM, 0);
+	s = socket(family, SOCK_DGRAM, 0);
 	if (r < 0 || s < 0)
 		return fail("socket");
-	if (bind(r, (struct sockaddr *)&a, sizeof(a)) < 0)
-		return fail("bind 127.0.0.1:47002");
+	if (bind(r, (struct sockaddr *)&a, alen) < 0)
+		return fail("bind on the loopback address");
 	memset(buf, 'u', sizeof(buf));
 	for (long long i = 0; i < n; i++) {
-		if (sendto(s, buf, sizeof(buf), 0, (struct sockaddr *)&a, sizeof(a)) !=
+		if (sendto(s, buf, sizeof(buf), 0, (struct sockaddr *)&a, alen) !=
 		    (ssize_t)sizeof(buf))
 			return fail("sendto");
 		if (recvfrom(r, buf, sizeof(buf), 0, NULL, NULL) != (ssize_t)sizeof(buf))
@@ -435,9 +449,13 @@ int main(int argc, char **argv)
 		return do_brk(n);
 	}
 	if (strcmp(argv[1], "tcp") == 0)
-		return do_tcp(n);
+		return do_tcp(n, AF_INET, 47001);
 	if (strcmp(argv[1], "udp") == 0)
-		return do_udp(n);
+		return do_udp(n, AF_INET, 47002);
+	if (strcmp(argv[1], "tcp6") == 0)
+		return do_tcp(n, AF_INET6, 47003);
+	if (strcmp(argv[1], "udp6") == 0)
+		return do_udp(n, AF_INET6, 47004);
 	if (strcmp(argv[1], "spin") == 0) {
 		if (n > 86400000LL)
 			usage("spin: at most 86400000 ms");

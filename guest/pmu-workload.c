@@ -12,6 +12,11 @@
  *   pmu-workload fault N    writes to N fresh anonymous pages: N write page faults
  *   pmu-workload mmap N LEN N pairs of an anonymous private mmap of LEN bytes
  *                           (LEN as given, not rounded) and its munmap of LEN
+ *   pmu-workload cow N      maps N pages (N * page size bytes, private anonymous),
+ *                           reads then writes each (a write fault on the zero
+ *                           page: N copy-on-write faults), then forks a child
+ *                           that writes each again (N copy-on-write faults of
+ *                           pages it shares with its parent), and waits for it
  *   pmu-workload brk N      N raw brk calls that each grow the heap by 3 pages
  *                           past the page-aligned start, then one that gives
  *                           them back
@@ -67,7 +72,7 @@ static void usage(const char *msg)
 		fprintf(stderr, "pmu-workload: %s\n", msg);
 	fprintf(stderr, "usage: pmu-workload getpid N | read N | spin MS | signal N | fault N |"
 			" tcp N | udp N | tcp6 N | udp6 N | phases SLEEP_MS SPIN_MS | nanosleep N US | mmap N LEN |"
-			" brk N\n");
+			" brk N | cow N\n");
 	exit(2);
 }
 
@@ -175,6 +180,34 @@ static int do_mmap(long long n, long long len)
 		if (munmap(p, (size_t)len))
 			return fail("munmap");
 	}
+	return 0;
+}
+
+static int do_cow(long long n)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t len = (size_t)(n ? n : 1) * page;
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int st;
+	pid_t child;
+
+	if (p == MAP_FAILED)
+		return fail("mmap");
+	madvise(p, len, MADV_NOHUGEPAGE);
+	for (long long i = 0; i < n; i++)
+		(void)((volatile char *)p)[i * page];
+	for (long long i = 0; i < n; i++)
+		((volatile char *)p)[i * page] = 1;
+	child = fork();
+	if (child < 0)
+		return fail("fork");
+	if (child == 0) {
+		for (long long i = 0; i < n; i++)
+			((volatile char *)p)[i * page] = 2;
+		_exit(0);
+	}
+	if (waitpid(child, &st, 0) != child || !WIFEXITED(st) || WEXITSTATUS(st))
+		return fail("the child");
 	return 0;
 }
 
@@ -442,6 +475,11 @@ int main(int argc, char **argv)
 		if (n > 1000000)
 			usage("fault: at most 1000000 pages");
 		return do_fault(n);
+	}
+	if (strcmp(argv[1], "cow") == 0) {
+		if (n > 100000)
+			usage("cow: at most 100000 pages");
+		return do_cow(n);
 	}
 	if (strcmp(argv[1], "brk") == 0) {
 		if (n > 100000)

@@ -10,6 +10,16 @@
  *                           interrupts is made again for the rest of its time
  *   pmu-workload signal N   sends itself SIGUSR1 N times (kill), each handled
  *   pmu-workload fault N    writes to N fresh anonymous pages: N write page faults
+ *   pmu-workload mmap N LEN N pairs of an anonymous private mmap of LEN bytes
+ *                           (LEN as given, not rounded) and its munmap of LEN
+ *   pmu-workload cow N      maps N pages (N * page size bytes, private anonymous),
+ *                           reads then writes each (a write fault on the zero
+ *                           page: N copy-on-write faults), then forks a child
+ *                           that writes each again (N copy-on-write faults of
+ *                           pages it shares with its parent), and waits for it
+ *   pmu-workload brk N      N raw brk calls that each grow the heap by 3 pages
+ *                           past the page-aligned start, then one that gives
+ *                           them back
  *   pmu-workload tcp N      brings lo up; a TCP client connected to a server on
  *                           127.0.0.1:47001 sends N messages of 100 bytes (send),
  *                           the server receives each with one recv(MSG_WAITALL);
@@ -17,6 +27,8 @@
  *   pmu-workload udp N      brings lo up; N datagrams of 100 bytes sent (sendto)
  *                           from one socket to another on 127.0.0.1:47002, each
  *                           received with one recvfrom
+ *   pmu-workload tcp6 N, udp6 N
+ *                           the same over IPv6, on [::1]:47003 and [::1]:47004
  *   pmu-workload phases SLEEP_MS SPIN_MS
  *                           per-thread counting phases, each bracketed by raw getpid
  *                           calls (guest.pmu_thread_task_clock):
@@ -59,7 +71,8 @@ static void usage(const char *msg)
 	if (msg)
 		fprintf(stderr, "pmu-workload: %s\n", msg);
 	fprintf(stderr, "usage: pmu-workload getpid N | read N | spin MS | signal N | fault N |"
-			" tcp N | udp N | phases SLEEP_MS SPIN_MS | nanosleep N US\n");
+			" tcp N | udp N | tcp6 N | udp6 N | phases SLEEP_MS SPIN_MS | nanosleep N US | mmap N LEN |"
+			" brk N | cow N\n");
 	exit(2);
 }
 
@@ -156,6 +169,67 @@ static int fail(const char *what)
 	return 1;
 }
 
+static int do_mmap(long long n, long long len)
+{
+	for (long long i = 0; i < n; i++) {
+		void *p = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			return fail("mmap");
+		if (munmap(p, (size_t)len))
+			return fail("munmap");
+	}
+	return 0;
+}
+
+static int do_cow(long long n)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t len = (size_t)(n ? n : 1) * page;
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int st;
+	pid_t child;
+
+	if (p == MAP_FAILED)
+		return fail("mmap");
+	madvise(p, len, MADV_NOHUGEPAGE);
+	for (long long i = 0; i < n; i++)
+		(void)((volatile char *)p)[i * page];
+	for (long long i = 0; i < n; i++)
+		((volatile char *)p)[i * page] = 1;
+	child = fork();
+	if (child < 0)
+		return fail("fork");
+	if (child == 0) {
+		for (long long i = 0; i < n; i++)
+			((volatile char *)p)[i * page] = 2;
+		_exit(0);
+	}
+	if (waitpid(child, &st, 0) != child || !WIFEXITED(st) || WEXITSTATUS(st))
+		return fail("the child");
+	return 0;
+}
+
+/* The raw system call (glibc's brk() keeps its own idea of the break). The
+ * kernel extends the heap from the page-aligned old break to the page-aligned
+ * new one: starting at a page boundary, each call maps exactly 3 pages. */
+static int do_brk(long long n)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned long start = (unsigned long)syscall(SYS_brk, 0);
+	unsigned long base = (start + page - 1) & ~(unsigned long)(page - 1);
+
+	for (long long i = 1; i <= n; i++) {
+		unsigned long want = base + (unsigned long)(i * 3 * page);
+
+		if ((unsigned long)syscall(SYS_brk, want) != want)
+			return fail("brk");
+	}
+	syscall(SYS_brk, start);
+	return 0;
+}
+
 /* A guest's init does not configure networking: lo starts down. */
 static int loopback_up(void)
 {
@@ -181,35 +255,46 @@ static int loopback_up(void)
 	return 0;
 }
 
-static struct sockaddr_in loopback(int port)
+/* The loopback address of family (AF_INET 127.0.0.1, AF_INET6 ::1) and port
+ * in *a; returns its length. */
+static socklen_t loopback(int family, int port, struct sockaddr_storage *a)
 {
-	struct sockaddr_in a;
+	memset(a, 0, sizeof(*a));
+	if (family == AF_INET6) {
+		struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)a;
 
-	memset(&a, 0, sizeof(a));
-	a.sin_family = AF_INET;
-	a.sin_port = htons(port);
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	return a;
+		a6->sin6_family = AF_INET6;
+		a6->sin6_port = htons(port);
+		a6->sin6_addr = in6addr_loopback;
+		return sizeof(*a6);
+	}
+	struct sockaddr_in *a4 = (struct sockaddr_in *)a;
+
+	a4->sin_family = AF_INET;
+	a4->sin_port = htons(port);
+	a4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	return sizeof(*a4);
 }
 
-static int do_tcp(long long n)
+static int do_tcp(long long n, int family, int port)
 {
-	struct sockaddr_in a = loopback(47001);
+	struct sockaddr_storage a;
+	socklen_t alen = loopback(family, port, &a);
 	char buf[100];
 	int one = 1, l, c, s;
 
 	if (loopback_up())
 		return 1;
-	l = socket(AF_INET, SOCK_STREAM, 0);
+	l = socket(family, SOCK_STREAM, 0);
 	if (l < 0)
 		return fail("socket");
 	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(l, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(l, 1) < 0)
-		return fail("bind/listen 127.0.0.1:47001");
-	c = socket(AF_INET, SOCK_STREAM, 0);
+	if (bind(l, (struct sockaddr *)&a, alen) < 0 || listen(l, 1) < 0)
+		return fail("bind/listen on the loopback address");
+	c = socket(family, SOCK_STREAM, 0);
 	if (c < 0)
 		return fail("socket");
-	if (connect(c, (struct sockaddr *)&a, sizeof(a)) < 0)
+	if (connect(c, (struct sockaddr *)&a, alen) < 0)
 		return fail("connect");
 	s = accept(l, NULL, NULL);
 	if (s < 0)
@@ -227,23 +312,24 @@ static int do_tcp(long long n)
 	return 0;
 }
 
-static int do_udp(long long n)
+static int do_udp(long long n, int family, int port)
 {
-	struct sockaddr_in a = loopback(47002);
+	struct sockaddr_storage a;
+	socklen_t alen = loopback(family, port, &a);
 	char buf[100];
 	int r, s;
 
 	if (loopback_up())
 		return 1;
-	r = socket(AF_INET, SOCK_DGRAM, 0);
-	s = socket(AF_INET, SOCK_DGRAM, 0);
+	r = socket(family, SOCK_DGRAM, 0);
+	s = socket(family, SOCK_DGRAM, 0);
 	if (r < 0 || s < 0)
 		return fail("socket");
-	if (bind(r, (struct sockaddr *)&a, sizeof(a)) < 0)
-		return fail("bind 127.0.0.1:47002");
+	if (bind(r, (struct sockaddr *)&a, alen) < 0)
+		return fail("bind on the loopback address");
 	memset(buf, 'u', sizeof(buf));
 	for (long long i = 0; i < n; i++) {
-		if (sendto(s, buf, sizeof(buf), 0, (struct sockaddr *)&a, sizeof(a)) !=
+		if (sendto(s, buf, sizeof(buf), 0, (struct sockaddr *)&a, alen) !=
 		    (ssize_t)sizeof(buf))
 			return fail("sendto");
 		if (recvfrom(r, buf, sizeof(buf), 0, NULL, NULL) != (ssize_t)sizeof(buf))
@@ -365,8 +451,17 @@ int main(int argc, char **argv)
 			usage("phases: at most 60000 ms each");
 		return do_phases(sleep_ms, spin_ms);
 	}
+	if (argc == 4 && strcmp(argv[1], "mmap") == 0) {
+		long long n = parse_count(argv[2]), len = parse_count(argv[3]);
+
+		if (len < 1 || len > (1LL << 30))
+			usage("mmap: LEN from 1 to 1073741824 bytes");
+		return do_mmap(n, len);
+	}
 	if (argc >= 2 && strcmp(argv[1], "nanosleep") == 0)
 		usage("nanosleep: expected N and US");
+	if (argc >= 2 && strcmp(argv[1], "mmap") == 0)
+		usage("mmap: expected N and LEN");
 	if (argc != 3)
 		usage(argc < 2 ? NULL : "expected exactly one argument after the mode");
 	long long n = parse_count(argv[2]);
@@ -381,10 +476,24 @@ int main(int argc, char **argv)
 			usage("fault: at most 1000000 pages");
 		return do_fault(n);
 	}
+	if (strcmp(argv[1], "cow") == 0) {
+		if (n > 100000)
+			usage("cow: at most 100000 pages");
+		return do_cow(n);
+	}
+	if (strcmp(argv[1], "brk") == 0) {
+		if (n > 100000)
+			usage("brk: at most 100000 calls");
+		return do_brk(n);
+	}
 	if (strcmp(argv[1], "tcp") == 0)
-		return do_tcp(n);
+		return do_tcp(n, AF_INET, 47001);
 	if (strcmp(argv[1], "udp") == 0)
-		return do_udp(n);
+		return do_udp(n, AF_INET, 47002);
+	if (strcmp(argv[1], "tcp6") == 0)
+		return do_tcp(n, AF_INET6, 47003);
+	if (strcmp(argv[1], "udp6") == 0)
+		return do_udp(n, AF_INET6, 47004);
 	if (strcmp(argv[1], "spin") == 0) {
 		if (n > 86400000LL)
 			usage("spin: at most 86400000 ms");

@@ -64,11 +64,17 @@ void Checker::no_probes_left()
 {
 	if (!r_.instances.empty())
 		return;
+	bool own_optional = false; // a '?' of the script's, not of a tapset alias
+	for (const Probe &p : script_.probes)
+		for (const ProbePoint &pp : p.points)
+			own_optional |= !p.from_tapset && pp.optional;
 	for (const Probe &p : script_.probes)
 		if (!p.is_alias && !p.from_tapset) {
 			diags_.error(p.loc, "no probes left: every probe point is optional and "
 					    "none exists on this kernel",
-				     "drop the '?' to see why a point does not resolve");
+				     own_optional ? "drop the '?' to see why a point does not resolve"
+						  : "the tapset aliases it names are built on optional "
+						    "points ('?') this kernel does not have");
 			return;
 		}
 }

@@ -15,8 +15,9 @@
 #    and skipped >= in_probe (an NMI that interrupts a probe on its CPU is
 #    skipped and counted, never run, never lost);
 #  - each worker's BUSY hits printed and counted; no record dropped; exit 0
-#    and (the --vm harness) a clean kernel log: the module unregisters its
-#    NMI handler on unload.
+#    and (the --vm harness) a clean kernel log;
+#  - unloading the test module unregisters its NMI handler: loaded again
+#    (--vm-after), 10 rounds give exactly 20 NMIs and a clean log.
 set -u
 stap_pmu=$1 src=$2 kernel_spec=${3:?a kernel spec (tests/lib/kernel.sh)}
 testmod=${4:-${STP_TESTMOD_DIR:?}}/stp_testmod.ko
@@ -33,8 +34,13 @@ trap 'rm -rf "$work"' EXIT
 w="echo busy $busy > /proc/stp_testmod"
 cmd="sh -c 'taskset -c 0 sh -c \"$w\" & taskset -c 1 sh -c \"$w\" &
 echo nmi $rounds > /proc/stp_testmod; wait; cat /proc/stp_testmod'"
+# after the script: the test module unloaded and loaded again, 10 rounds. Had
+# the first load left its NMI handler registered, the next NMI would call
+# into the freed module (the kernel log check fails the run).
+after='rmmod stp_testmod && insmod /stap-pmu/extra/stp_testmod.ko && echo =reloaded= &&
+echo nmi 10 > /proc/stp_testmod && cat /proc/stp_testmod'
 "$stap_pmu" -r "$release" --vm --vm-smp 2 -g -D STP_NO_OVERLOAD --vm-module "$testmod" -c "$cmd" \
-	tests/guest/scripts/nmi_testmod.stp >"$work/out" 2>"$work/err"
+	--vm-after "$after" tests/guest/scripts/nmi_testmod.stp >"$work/out" 2>"$work/err"
 rc=$?
 python3 - "$work/out" "$work/err" "$rc" "$rounds" "$busy" <<'PY'
 import re, sys
@@ -42,6 +48,14 @@ out = open(sys.argv[1]).read().splitlines()
 err = open(sys.argv[2]).read().splitlines()
 rc, rounds, busy = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 fails = []
+# the reload after the script: its own totals, from 0 again
+if "=reloaded=" in out:
+    k = out.index("=reloaded=")
+    out, reload = out[:k], out[k + 1:]
+else:
+    reload = []
+if reload[:1] != ["nmi rounds 10 cpus 2 handled 20 lost 0 in_probe 0"]:
+    fails.append("after rmmod and insmod: %r, expected 10 rounds, 20 NMIs" % reload[:1])
 def check(ok, msg):
     if not ok:
         fails.append(msg)

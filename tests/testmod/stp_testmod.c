@@ -11,24 +11,11 @@
  *   stp_tm_null(NULL)              a NULL struct pointer, returns -1
  * Writing "null" calls only stp_tm_null(NULL). The functions are noinline
  * and not static, so they have symbols, DWARF and kprobes.
- *
- * x86: writing "nmi N" raises N rounds of NMIs (an NMI IPI to every online
- * CPU, the writer's own included, then a wait until each CPU handled its
- * one) whose handler calls stp_tm_nmi_hit(seq) in NMI context; reading
- * /proc/stp_testmod reports the totals (see stp_tm_nmi_show).
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/proc_fs.h>
 #include <linux/uaccess.h>
-#include <linux/seq_file.h>
-#if defined(CONFIG_X86) && defined(CONFIG_X86_LOCAL_APIC)
-#define STP_TM_NMI 1
-#include <linux/delay.h>
-#include <linux/sched.h>
-#include <asm/apic.h>
-#include <asm/nmi.h>
-#endif
 
 struct stp_tm_rec {
 	int id;
@@ -156,6 +143,22 @@ static void stp_tm_round(int i)
 	stp_tm_other(i);
 	stp_tm_null(NULL);
 }
+
+/*
+ * x86: writing "nmi N" raises N rounds of NMIs (an NMI IPI to every online
+ * CPU, the writer's own included, then a wait until each CPU handled its
+ * one) whose handler calls stp_tm_nmi_hit(seq) in NMI context; reading
+ * /proc/stp_testmod reports the totals (stp_tm_nmi_show). "busy N" calls
+ * stp_tm_busy(1..N). (Included here, not above: the probe tests name lines
+ * of the functions above.)
+ */
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#if defined(CONFIG_X86) && defined(CONFIG_X86_LOCAL_APIC)
+#define STP_TM_NMI 1
+#include <asm/apic.h>
+#include <asm/nmi.h>
+#endif
 
 #ifdef STP_TM_NMI
 /*

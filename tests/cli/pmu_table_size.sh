@@ -7,12 +7,8 @@
 # module's .rodata must hold it.
 set -u
 stap_pmu=$(realpath "$1")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-export STAP_PMU_MODULE_CACHE=$work/cache TMPDIR=$work
-fail=0
-say() { echo "FAIL: $*"; fail=1; }
+# shellcheck source=../lib/isolated-cache.sh
+source "$(dirname "$(realpath "$0")")/../lib/isolated-cache.sh"
 "$stap_pmu" -v -p4 -m pmu_size_t --pmu-fallback generic --pmu-targets intel,amd -e \
 	'probe begin { printf("%d %d %d %d\n", @pmu("cycles"), @pmu("instructions"), @pmu("branches"), @pmu("branch-misses")) }' \
 	>out 2>err || { cat err; echo "FAIL: -p4 failed"; exit 1; }

@@ -27,12 +27,9 @@ stap_pmu=$1 src=$2 kernel_spec=${3:?a kernel spec (tests/lib/kernel.sh)}
 runs=${MTTCG_RUNS:-20} calls=${MTTCG_CALLS:-2000} reads=${MTTCG_READS:-10000}
 tcg=${MTTCG_TCG:-multi}
 cd "$src" || exit 1
-# shellcheck source=tests/lib/kernel.sh
-source tests/lib/kernel.sh
-release=$(test_kernel "$kernel_spec" amd64) || { echo "FAIL: no kernel"; exit 1; }
-echo "kernel: $release"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# shellcheck source=tests/lib/guest-script.sh
+source tests/lib/guest-script.sh
+guest_script_init "$kernel_spec"
 
 # each phase's four workers wait for a file, so that they run at the same
 # time (a worker alone makes its calls in less time than the next one takes

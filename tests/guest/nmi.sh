@@ -23,12 +23,9 @@ stap_pmu=$1 src=$2 kernel_spec=${3:?a kernel spec (tests/lib/kernel.sh)}
 testmod=${4:-${STP_TESTMOD_DIR:?}}/stp_testmod.ko
 rounds=${NMI_ROUNDS:-300} busy=${NMI_BUSY:-2000}
 cd "$src" || exit 1
-# shellcheck source=tests/lib/kernel.sh
-source tests/lib/kernel.sh
-release=$(test_kernel "$kernel_spec" amd64) || { echo "FAIL: no kernel"; exit 1; }
-echo "kernel: $release"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# shellcheck source=tests/lib/guest-script.sh
+source tests/lib/guest-script.sh
+guest_script_init "$kernel_spec"
 [[ -f $testmod ]] || { echo "FAIL: no test module $testmod (ctest runs testmod.build first)"; exit 1; }
 
 w="echo busy $busy > /proc/stp_testmod"

@@ -13,6 +13,8 @@ _stap_pmu()
 		COMPREPLY=($(compgen -W 'none row generic' -- "$cur")); return ;;
 	--output-format)
 		COMPREPLY=($(compgen -W 'text json' -- "$cur")); return ;;
+	--vm-tcg)
+		COMPREPLY=($(compgen -W 'single multi' -- "$cur")); return ;;
 	--pmu-targets)
 		COMPREPLY=($(compgen -W 'host all intel amd perf skl skx clx icl icx spr hsw bdw
 			amd64_fam17h_zen1 amd64_fam17h_zen2 amd64_fam19h_zen3 amd64_fam19h_zen4

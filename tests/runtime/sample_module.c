@@ -4,48 +4,21 @@
  * docs/runtime.md: the golden example of what the translator emits.
  * Build: ccflags-y += -I<repo>/runtime, obj-m += sample_module.o.
  *
- * The script it stands for (sample.stp):
- *
- *   global hits, ticks, samples, t0, t0_cpu = -1, lat
- *
- *   probe begin { printf("begin: target=%d\n", target()) }
- *
- *   probe kprobe.function("__x64_sys_getpid") {
- *   	if (pid() != target()) next
- *   	hits++
- *   	if (hits == 1) printf("first hit: %s pid=%d\n", execname(), pid())
- *   	t0 = @pmu("perf::cpu-clock"); t0_cpu = cpu()
- *   }
- *
- *   probe kretprobe.function("__x64_sys_getpid") {
- *   	if (pid() != target() || t0_cpu != cpu()) next
- *   	lat <<< @pmu("perf::cpu-clock") - t0
- *   	t0_cpu = -1
- *   }
- *
- *   probe timer.ms(10) { ticks++ }
- *
- *   probe perf.event("perf::cpu-clock").sample(1000000) { samples++ }
- *
- *   probe end {
- *   	printf("end: hits=%d ticks=%d samples=%d\n", hits, ticks, samples)
- *   	if (@count(lat))
- *   		printf("cpu-clock ns per getpid: count=%d min=%d avg=%d max=%d\n",
- *   		       @count(lat), @min(lat), @avg(lat), @max(lat))
- *   }
+ * The script it stands for: tests/runtime/sample_module.stp, whose
+ * translation runtime.sample_module_matches compares with this file (the
+ * runtime calls and macros both use, the probe table's kinds, names and
+ * locks), so this example cannot drift from what the translator emits.
  */
 #define STP_MODULE_NAME "sample_module"		/* == KBUILD_MODNAME */
 #define STP_SCRIPT_HASH "0000000000000000000000000000000000000000"
 #define STP_PMU_TARGETS "perf"
 #define STP_VERSION "0.0-sample"
 #define STP_NEVENTS 2		/* @pmu cpu-clock, the sampling cpu-clock */
+#define STP_HIST_MAX 1		/* statistics without a histogram */
 
 #include "stp_limits.h"
 
 union stp_locals {
-	struct {
-		char l_name[STP_MAXSTRINGLEN];
-	} p1;
 	char unused;
 };
 
@@ -60,7 +33,7 @@ static const struct {
 	char event_names[32];
 } stp_pmu_data = {
 	.enc = {
-		{ 0, 0, 1, STP_EXCL_HV },	/* type 1 config 0: cpu-clock */
+		{ 0, 0, 1, STP_EXCL_HV | STP_EXCL_GUEST },	/* type 1 config 0: cpu-clock */
 	},
 	.vec = {
 		{ 0, 0 },
@@ -89,26 +62,56 @@ static s64 g_ticks;
 static s64 g_samples;
 static s64 g_t0;
 static s64 g_t0_cpu = -1;
-static struct stp_stat g_lat;
+
+/* lat: a per-CPU statistic (no histogram), merged into c->agg on read */
+static const struct stp_hdesc stp_hd_lat = { .kind = STP_HIST_NONE, .nb = 0 };
+struct stp_pcs_lat {
+	struct stp_stat s;
+	s64 h[1];
+};
+static DEFINE_PER_CPU(struct stp_pcs_lat, g_lat);
+
+static void stp_add_lat(s64 v)
+{
+	struct stp_pcs_lat *p = this_cpu_ptr(&g_lat);
+
+	stp_stat_addh(&p->s, p->h, &stp_hd_lat, v);
+}
+
+static const struct stp_stat *stp_agg_lat(struct stp_context *c)
+{
+	int cpu;
+
+	stp_stat_agg_reset(c, 0);
+	for_each_possible_cpu(cpu) {
+		struct stp_pcs_lat *p = per_cpu_ptr(&g_lat, cpu);
+
+		stp_stat_merge(&c->agg, c->agg_hist, &p->s, p->h, 0);
+	}
+	return &c->agg;
+}
 
 /* --- probe bodies --- */
 static void stp_probe_0(struct stp_context *c)
 {
-	c->loc = "sample.stp:3:17";
+	c->loc = "sample_module.stp:6:13";
+	if (unlikely(stp_actions(c, 1)))
+		return;
 	stp_printf(c, "begin: target=%lld\n", stp_target());
 }
 
 static void stp_probe_1(struct stp_context *c)
 {
+	c->loc = "sample_module.stp:8:43";
+	if (unlikely(stp_actions(c, 5)))
+		return;
 	if (stp_pid() != stp_target())
 		return;
 	g_hits++;
-	if (g_hits == 1) {
-		stp_strlcpy(c->l.p1.l_name, stp_execname(c));
-		stp_printf(c, "first hit: %s pid=%lld\n", c->l.p1.l_name,
+	if (g_hits == 1)
+		stp_printf(c, "first hit: %s pid=%lld\n", stp_execname(c),
 			   stp_pid());
-	}
-	c->loc = "sample.stp:8:7";
+	c->loc = "sample_module.stp:12:7";
 	g_t0 = stp_pmu_read(c, 0);
 	if (unlikely(c->error))
 		return;
@@ -119,44 +122,56 @@ static void stp_probe_2(struct stp_context *c)
 {
 	s64 v;
 
+	c->loc = "sample_module.stp:15:50";
+	if (unlikely(stp_actions(c, 3)))
+		return;
 	if (stp_pid() != stp_target() || g_t0_cpu != stp_cpu())
 		return;
-	c->loc = "sample.stp:13:10";
+	c->loc = "sample_module.stp:17:9";
 	v = stp_pmu_read(c, 0);
 	if (unlikely(c->error))
 		return;
-	stp_stat_add(&g_lat, v - g_t0);
+	stp_add_lat(v - g_t0);
 	g_t0_cpu = -1;
 }
 
 static void stp_probe_3(struct stp_context *c)
 {
+	c->loc = "sample_module.stp:21:20";
+	if (unlikely(stp_actions(c, 1)))
+		return;
 	g_ticks++;
-}
-
-static void stp_probe_5(struct stp_context *c)
-{
-	g_samples++;
 }
 
 static void stp_probe_4(struct stp_context *c)
 {
+	c->loc = "sample_module.stp:23:53";
+	if (unlikely(stp_actions(c, 1)))
+		return;
+	g_samples++;
+}
+
+static void stp_probe_5(struct stp_context *c)
+{
 	s64 n, lo, avg, hi;
 
-	c->loc = "sample.stp:22:2";
+	c->loc = "sample_module.stp:25:11";
+	if (unlikely(stp_actions(c, 2)))
+		return;
 	stp_printf(c, "end: hits=%lld ticks=%lld samples=%lld\n", g_hits,
 		   g_ticks, g_samples);
-	c->loc = "sample.stp:23:6";
-	if (stp_stat_count(c, &g_lat)) {
-		c->loc = "sample.stp:25:10";
-		n = stp_stat_count(c, &g_lat);
-		lo = stp_stat_min(c, &g_lat);
+	if (stp_stat_count(c, stp_agg_lat(c))) {
+		c->loc = "sample_module.stp:28:3";
+		if (unlikely(stp_actions(c, 1)))
+			return;
+		n = stp_stat_count(c, stp_agg_lat(c));
+		lo = stp_stat_min(c, stp_agg_lat(c));
 		if (unlikely(c->error))
 			return;
-		avg = stp_stat_avg(c, &g_lat);
+		avg = stp_stat_avg(c, stp_agg_lat(c));
 		if (unlikely(c->error))
 			return;
-		hi = stp_stat_max(c, &g_lat);
+		hi = stp_stat_max(c, stp_agg_lat(c));
 		if (unlikely(c->error))
 			return;
 		stp_printf(c, "cpu-clock ns per getpid: count=%lld min=%lld avg=%lld max=%lld\n",
@@ -164,24 +179,24 @@ static void stp_probe_4(struct stp_context *c)
 	}
 }
 
-/* --- probe table --- */
+/* --- probe table (begin takes no lock: it touches no global) --- */
 static struct stp_probe stp_probes[] = {
 	{ .kind = STP_PROBE_BEGIN, .name = "begin",
-	  .loc = "sample.stp:3:1", .body = stp_probe_0, .lock = 1 },
+	  .loc = "sample_module.stp:6:7", .body = stp_probe_0, .lock = 0 },
 	{ .kind = STP_PROBE_KPROBE, .symbol = "__x64_sys_getpid",
 	  .name = "kprobe.function(\"__x64_sys_getpid\")",
-	  .loc = "sample.stp:5:1", .body = stp_probe_1, .lock = 1 },
+	  .loc = "sample_module.stp:8:7", .body = stp_probe_1, .lock = 1 },
 	{ .kind = STP_PROBE_KRETPROBE, .symbol = "__x64_sys_getpid",
-	  .name = "kretprobe.function(\"__x64_sys_getpid\")",
-	  .loc = "sample.stp:11:1", .body = stp_probe_2, .lock = 1 },
+	  .name = "kprobe.function(\"__x64_sys_getpid\").return",
+	  .loc = "sample_module.stp:15:7", .body = stp_probe_2, .lock = 1 },
 	{ .kind = STP_PROBE_TIMER, .period_ns = 10000000,
-	  .name = "timer.ms(10)", .loc = "sample.stp:17:1",
+	  .name = "timer.ms(10)", .loc = "sample_module.stp:21:7",
 	  .body = stp_probe_3, .lock = 1 },
 	{ .kind = STP_PROBE_PERF, .event = 1, .sample_period = 1000000,
 	  .name = "perf.event(\"perf::cpu-clock\").sample(1000000)",
-	  .loc = "sample.stp:19:1", .body = stp_probe_5, .lock = 1 },
+	  .loc = "sample_module.stp:23:7", .body = stp_probe_4, .lock = 1 },
 	{ .kind = STP_PROBE_END, .name = "end",
-	  .loc = "sample.stp:21:1", .body = stp_probe_4, .lock = 1 },
+	  .loc = "sample_module.stp:25:7", .body = stp_probe_5, .lock = 1 },
 };
 
 #include "stp_module.h"

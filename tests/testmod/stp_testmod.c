@@ -144,6 +144,167 @@ static void stp_tm_round(int i)
 	stp_tm_null(NULL);
 }
 
+/*
+ * x86: writing "nmi N" raises N rounds of NMIs (an NMI IPI to every online
+ * CPU, the writer's own included, then a wait until each CPU handled its
+ * one) whose handler calls stp_tm_nmi_hit(seq) in NMI context; reading
+ * /proc/stp_testmod reports the totals (stp_tm_nmi_show). "busy N" calls
+ * stp_tm_busy(1..N). (Included here, not above: the probe tests name lines
+ * of the functions above.)
+ */
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#if defined(CONFIG_X86) && defined(CONFIG_X86_LOCAL_APIC)
+#define STP_TM_NMI 1
+#include <asm/apic.h>
+#include <asm/nmi.h>
+#endif
+
+#ifdef STP_TM_NMI
+/*
+ * NMIs of our own. A CPU's pending count is the NMIs sent to it and not yet
+ * handled (0 or 1: a round waits for every CPU before the next one, so two
+ * NMIs never merge into one latched NMI). The handler claims an NMI only
+ * when its CPU has one pending, so other NMI_LOCAL users (perf) keep theirs.
+ */
+static DEFINE_PER_CPU(atomic_t, stp_tm_nmi_pending);
+static DEFINE_PER_CPU(long, stp_tm_nmi_seq);	/* our NMIs handled here */
+static DEFINE_PER_CPU(long, stp_tm_nmi_inprobe);	/* ... inside a busy probe */
+static DEFINE_PER_CPU(int, stp_tm_in_busy);	/* a "busy" call running here */
+static long stp_tm_nmi_rounds, stp_tm_nmi_lost;
+static DEFINE_MUTEX(stp_tm_nmi_mutex);
+static bool stp_tm_nmi_registered;
+
+noinline long stp_tm_nmi_hit(long seq)
+{
+	stp_tm_sink += seq;
+	return seq;
+}
+
+/*
+ * A probe on stp_tm_busy runs in the task, with interrupts off (the probe
+ * handler's own local_irq_save): an NMI that finds a busy call running on
+ * its CPU, interrupts off and no hard or soft interrupt below it (the NMI's
+ * own HARDIRQ_OFFSET aside) interrupted that probe's handler.
+ */
+static bool stp_tm_nmi_in_probe(struct pt_regs *regs)
+{
+	return __this_cpu_read(stp_tm_in_busy) &&
+	       !(regs->flags & X86_EFLAGS_IF) &&
+	       (preempt_count() & (SOFTIRQ_MASK | HARDIRQ_MASK)) == HARDIRQ_OFFSET;
+}
+
+static int stp_tm_nmi(unsigned int cmd, struct pt_regs *regs)
+{
+	atomic_t *pending = this_cpu_ptr(&stp_tm_nmi_pending);
+
+	if (atomic_read(pending) <= 0)
+		return NMI_DONE;
+	if (stp_tm_nmi_in_probe(regs))
+		__this_cpu_inc(stp_tm_nmi_inprobe);
+	stp_tm_nmi_hit(__this_cpu_inc_return(stp_tm_nmi_seq));
+	atomic_dec(pending);
+	return NMI_HANDLED;
+}
+
+/* one round: an NMI IPI to every online CPU, then wait until each handled it */
+static void stp_tm_nmi_round(void)
+{
+	unsigned long deadline;
+	atomic_t *p;
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		atomic_inc(per_cpu_ptr(&stp_tm_nmi_pending, cpu));
+	apic->send_IPI_mask(cpu_online_mask, NMI_VECTOR);
+	deadline = jiffies + 2 * HZ;
+	for_each_online_cpu(cpu) {
+		p = per_cpu_ptr(&stp_tm_nmi_pending, cpu);
+		while (atomic_read(p) > 0 && time_before(jiffies, deadline))
+			cond_resched();
+		/* never delivered in 2 s: counted, and not waited for again */
+		stp_tm_nmi_lost += atomic_xchg(p, 0);
+	}
+	stp_tm_nmi_rounds++;
+}
+
+static void stp_tm_nmi_rounds_run(int n)
+{
+	int i;
+
+	mutex_lock(&stp_tm_nmi_mutex);
+	for (i = 0; i < n; i++)
+		stp_tm_nmi_round();
+	mutex_unlock(&stp_tm_nmi_mutex);
+}
+
+/*
+ * "nmi rounds R cpus C handled H lost L in_probe P" (H: NMIs our handler
+ * took, each calling stp_tm_nmi_hit; P: of those, NMIs that interrupted a
+ * probe handler of stp_tm_busy), then per CPU "cpuN handled H in_probe P".
+ */
+static int stp_tm_nmi_show(struct seq_file *m, void *v)
+{
+	long handled = 0, inprobe = 0;
+	int cpu;
+
+	mutex_lock(&stp_tm_nmi_mutex);
+	for_each_online_cpu(cpu) {
+		handled += per_cpu(stp_tm_nmi_seq, cpu);
+		inprobe += per_cpu(stp_tm_nmi_inprobe, cpu);
+	}
+	seq_printf(m, "nmi rounds %ld cpus %u handled %ld lost %ld in_probe %ld\n",
+		   stp_tm_nmi_rounds, num_online_cpus(), handled,
+		   stp_tm_nmi_lost, inprobe);
+	for_each_online_cpu(cpu)
+		seq_printf(m, "cpu%d handled %ld in_probe %ld\n", cpu,
+			   per_cpu(stp_tm_nmi_seq, cpu),
+			   per_cpu(stp_tm_nmi_inprobe, cpu));
+	mutex_unlock(&stp_tm_nmi_mutex);
+	return 0;
+}
+
+static int stp_tm_nmi_init(void)
+{
+	int ret = register_nmi_handler(NMI_LOCAL, stp_tm_nmi, 0, "stp_testmod");
+
+	stp_tm_nmi_registered = !ret;
+	return ret;
+}
+
+static void stp_tm_nmi_exit(void)
+{
+	/* waits for a running handler (synchronize_rcu) */
+	if (stp_tm_nmi_registered)
+		unregister_nmi_handler(NMI_LOCAL, "stp_testmod");
+}
+#endif /* STP_TM_NMI */
+
+/* "busy N": stp_tm_busy(1..N), each call marked for the NMI handler */
+noinline long stp_tm_busy(long i)
+{
+	stp_tm_sink += i;
+	return i;
+}
+
+static void stp_tm_busy_run(int n)
+{
+	int i;
+
+	for (i = 1; i <= n; i++) {
+		preempt_disable();
+#ifdef STP_TM_NMI
+		__this_cpu_write(stp_tm_in_busy, 1);
+#endif
+		stp_tm_busy(i);
+#ifdef STP_TM_NMI
+		__this_cpu_write(stp_tm_in_busy, 0);
+#endif
+		preempt_enable();
+		cond_resched();
+	}
+}
+
 static ssize_t stp_tm_write(struct file *file, const char __user *ubuf,
 			    size_t len, loff_t *off)
 {
@@ -172,6 +333,22 @@ static ssize_t stp_tm_write(struct file *file, const char __user *ubuf,
 		stp_tm_seven(1, 2, 3, 4, 5, 6, 77, 88, 99);
 		return len;
 	}
+	if (sscanf(buf, "busy %d", &n) == 1) {
+		if (n < 0 || n > 1000000)
+			return -EINVAL;
+		stp_tm_busy_run(n);
+		return len;
+	}
+	if (sscanf(buf, "nmi %d", &n) == 1) {
+#ifdef STP_TM_NMI
+		if (n < 0 || n > 100000)
+			return -EINVAL;
+		stp_tm_nmi_rounds_run(n);
+		return len;
+#else
+		return -EOPNOTSUPP;
+#endif
+	}
 	if (kstrtoint(strim(buf), 10, &n) || n < 0 || n > 1000000)
 		return -EINVAL;
 	for (i = 1; i <= n; i++)
@@ -179,20 +356,56 @@ static ssize_t stp_tm_write(struct file *file, const char __user *ubuf,
 	return len;
 }
 
+static int stp_tm_open(struct inode *inode, struct file *file)
+{
+	if (!(file->f_mode & FMODE_READ))
+		return 0;
+#ifdef STP_TM_NMI
+	return single_open(file, stp_tm_nmi_show, NULL);
+#else
+	return -EOPNOTSUPP;
+#endif
+}
+
+static int stp_tm_release(struct inode *inode, struct file *file)
+{
+	if (file->f_mode & FMODE_READ)
+		return single_release(inode, file);
+	return 0;
+}
+
 static const struct proc_ops stp_tm_ops = {
+	.proc_open = stp_tm_open,
+	.proc_read = seq_read,
 	.proc_write = stp_tm_write,
+	.proc_release = stp_tm_release,
 };
 
 static int __init stp_tm_init(void)
 {
-	if (!proc_create("stp_testmod", 0200, NULL, &stp_tm_ops))
+	int ret = 0;
+
+#ifdef STP_TM_NMI
+	ret = stp_tm_nmi_init();
+	if (ret)
+		return ret;
+#endif
+	if (!proc_create("stp_testmod", 0600, NULL, &stp_tm_ops)) {
+#ifdef STP_TM_NMI
+		stp_tm_nmi_exit();
+#endif
 		return -ENOMEM;
-	return 0;
+	}
+	return ret;
 }
 
 static void __exit stp_tm_exit(void)
 {
+	/* no writer is left once the file is gone: no round sends NMIs */
 	remove_proc_entry("stp_testmod", NULL);
+#ifdef STP_TM_NMI
+	stp_tm_nmi_exit();
+#endif
 }
 
 module_init(stp_tm_init);

@@ -125,6 +125,12 @@ void add_guest_options(CLI::App &app, Cli &cli)
 		->group("Guests");
 	app.add_option("--vm-smp", cli.vm_smp, "Guest CPUs")->check(CLI::Range(1, 64))
 		->group("Guests");
+	app.add_option("--vm-tcg", cli.vm_tcg,
+		       "QEMU TCG threads: single (default: the vCPUs take turns) or multi (one host "
+		       "thread per vCPU, truly parallel; x86 only, and only for scripts whose probes "
+		       "are not unregistered while other vCPUs run the probed code: docs/testing.md)")
+		->option_text("single|multi")->check(CLI::IsMember({"single", "multi"}))
+		->group("Guests");
 	app.add_option("--vm-timeout", cli.vm_timeout, "Seconds before the guest is stopped")
 		->group("Guests");
 	app.add_option("--vm-append", cli.vm_append, "Extra guest kernel command line")

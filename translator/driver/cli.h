@@ -30,6 +30,7 @@ struct Cli {
 	std::vector<std::string> kbuild_vars; // -B NAME=VALUE
 	std::string vm_arch;
 	int vm_smp = 2;
+	std::string vm_tcg = "single";    // --vm-tcg: QEMU TCG threads, "single" or "multi"
 	int vm_timeout = 300;
 	std::string vm_append;
 	std::vector<std::string> vm_modules;   // --vm-module FILE.ko: insmod-ed in the guest first

@@ -237,6 +237,19 @@ Result<int> compile_and_run(const Cli &cli)
 	return rc;
 }
 
+// The --vm guest's architecture: -a, else --vm-arch, else the host's.
+bool guest_is_arm64(const Cli &cli)
+{
+	std::string a = !cli.arch.empty() ? cli.arch : cli.vm_arch;
+	if (!a.empty())
+		return kernel::normalize_arch(a) == "arm64";
+#if defined(__aarch64__)
+	return true;
+#else
+	return false;
+#endif
+}
+
 // Options that contradict each other, or need another.
 Status check_run_options(Cli &cli)
 {
@@ -244,6 +257,11 @@ Status check_run_options(Cli &cli)
 		return fail("--vm-at-boot needs --vm");
 	if (!cli.vm_during.empty() && (!cli.vm || cli.vm_at_boot))
 		return fail("--vm-during needs --vm (without --vm-at-boot)");
+	if (cli.vm_tcg == "multi" && !cli.vm)
+		return fail("--vm-tcg needs --vm");
+	if (cli.vm_tcg == "multi" && guest_is_arm64(cli))
+		return fail("--vm-tcg multi: arm64 guests run with -icount (exact instruction "
+			    "counts), which QEMU's multi-threaded TCG does not support");
 	if (!cli.initramfs.empty() && cli.vm)
 		return fail("--initramfs and --vm cannot be used together");
 	if (!cli.initramfs.empty()) {

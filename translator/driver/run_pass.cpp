@@ -31,6 +31,8 @@ Result<int> run_in_guest(const RunRequest &req)
 	if (!req.vm_cpu.empty())
 		vo.cpu = req.vm_cpu;
 	vo.smp = req.vm_smp;
+	if (req.vm_mttcg)
+		vo.accel = "tcg,thread=multi"; // x86 only: check_run_options
 	vo.extra_cmdline = req.vm_append;
 	vo.at_boot = req.vm_at_boot;
 	vo.after_command = req.vm_after;
@@ -76,6 +78,7 @@ RunRequest run_request(const Cli &cli)
 	r.keep = cli.keep;
 	r.vm_cpu = cli.vm_cpu;
 	r.vm_smp = cli.vm_smp;
+	r.vm_mttcg = cli.vm_tcg == "multi";
 	r.vm_timeout = cli.vm_timeout;
 	r.vm_append = cli.vm_append;
 	r.vm_at_boot = cli.vm_at_boot;

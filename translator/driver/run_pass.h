@@ -26,6 +26,7 @@ struct RunRequest {
 	std::optional<kernel::GuestKernel> guest;
 	std::string vm_cpu; // "" : the architecture's default
 	int vm_smp = 2;
+	bool vm_mttcg = false; // --vm-tcg multi
 	int vm_timeout = 300;
 	std::string vm_append;
 	bool vm_at_boot = false;

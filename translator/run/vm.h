@@ -55,7 +55,9 @@ struct VmOptions {
 	// -accel. Single-threaded TCG: with multi-threaded TCG (QEMU 7.2), unregistering
 	// an ftrace-based kprobe while another vCPU runs the probed function crashed the
 	// 6.1 guest (RIP 0 in do_syscall_64) in 8 of 14 runs; 0 of 8 with thread=single,
-	// at the same speed. KVM cannot run stock kernels on the build hosts.
+	// at the same speed (a plain kprobe module does the same: docs/testing.md, "True
+	// concurrency"). --vm-tcg multi sets "tcg,thread=multi" for scripts that unregister
+	// nothing while the probed code runs. KVM cannot run stock kernels on the build hosts.
 	std::string accel = "tcg,thread=single";
 	std::string arch = "x86";         // guest kbuild ARCH: "x86" or "arm64"
 	std::string cpu = "qemu64";       // -cpu MODEL

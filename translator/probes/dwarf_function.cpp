@@ -6,6 +6,48 @@
 
 namespace stap_pmu {
 
+// kernel.statement("func@file:line") and module("m").statement(...):
+// SystemTap's spelling of a line probe, the same kprobe at the line's
+// address as kernel.function("func@file:line"); a statement has no .return.
+static std::optional<std::vector<ResolvedPoint>> statement(const ProbePoint &pp,
+							   const ProbeContext &ctx,
+							   const std::string &module)
+{
+	const ProbeComponent &st = pp.components[1];
+	const std::string head = module.empty() ? "kernel" : "module(\"" + module + "\")";
+	if (!st.has_arg || !st.arg_is_string || st.str_arg.find('@') == std::string::npos ||
+	    st.str_arg.find(':', st.str_arg.find('@')) == std::string::npos) {
+		ctx.diags.error(st.has_arg ? st.arg_loc : st.loc,
+				"statement needs \"function@file:line\" in quotes",
+				"e.g. " + head + ".statement(\"vfs_read@fs/read_write.c:470\")");
+		return std::nullopt;
+	}
+	if (pp.components.size() > 2) {
+		const ProbeComponent &bad = pp.components[2];
+		ctx.diags.error(bad.loc, "unexpected '." + bad.name + "' in '" + probe_point_str(pp) + "'",
+				head + ".statement(\"function@file:line\") takes no suffix");
+		return std::nullopt;
+	}
+	auto fns = ctx.facts.functions(module, st.str_arg);
+	if (!fns) {
+		ctx.diags.error(st.arg_loc, fns.error().what, fns.error().hint);
+		return std::nullopt;
+	}
+	std::vector<ResolvedPoint> out;
+	for (KernelFunction &fn : *fns) {
+		ResolvedPoint r;
+		r.kind = ProbeKind::Kprobe;
+		r.symbol = module.empty() ? fn.name : module + ":" + fn.name;
+		r.offset = fn.offset;
+		r.loc = pp.loc;
+		r.name = head + ".statement(\"" + fn.name + "@" + fn.file + ":" +
+			 std::to_string(fn.line) + "\")";
+		r.func = std::make_shared<const KernelFunction>(std::move(fn));
+		out.push_back(std::move(r));
+	}
+	return out;
+}
+
 static std::optional<std::vector<ResolvedPoint>> resolve(const ProbePoint &pp,
 							 const ProbeContext &ctx)
 {
@@ -27,6 +69,8 @@ static std::optional<std::vector<ResolvedPoint>> resolve(const ProbePoint &pp,
 	}
 	const char *form = module.empty() ? "kernel.function(\"pattern\")"
 					  : "module(\"name\").function(\"pattern\")";
+	if (cs.size() >= 2 && cs[fi].name == "statement")
+		return statement(pp, ctx, module);
 	if (cs.size() < 2 || cs[fi].name != "function") {
 		diags.error(cs.size() < 2 ? cs[0].loc : cs[1].loc,
 			    std::string("expected ") + form + " in '" + probe_point_str(pp) + "'");
@@ -88,7 +132,9 @@ static std::optional<std::vector<ResolvedPoint>> resolve(const ProbePoint &pp,
 }
 
 const ProbeProvider dwarf_kernel_provider = {
-	"kernel", "kernel.function(\"pattern\")[.call|.return[.maxactive(N)]]", nullptr, resolve};
+	"kernel",
+	"kernel.function(\"pattern\")[.call|.return[.maxactive(N)]], kernel.statement(\"f@file:line\")",
+	nullptr, resolve};
 const ProbeProvider dwarf_module_provider = {
 	"module", "module(\"m\").function(\"pattern\")[.call|.return]", nullptr, resolve};
 

@@ -213,6 +213,7 @@ std::string module_cache_key(const Cli &cli, const Parsed &parsed, const Transla
 	for (const std::string &v : cli.kbuild_vars)
 		k.add("kbuild.var", v);
 	k.add("guru", cli.guru ? "1" : "0");
+	k.add("compatible", cli.compatible); // %( systemtap_v %) picks tokens
 	k.add("arch", bt.arch);
 	k.add("vm", cli.vm ? "1" : "0");
 	cache::add_build_tree(k, bt.tree.dir, bt.tree.release);

@@ -56,6 +56,23 @@ void add_language_options(CLI::App &app, Cli &cli)
 		->option_text("DIR")
 		->allow_extra_args(false)
 		->group("Language");
+	app.add_option("--compatible", cli.compatible,
+		       "The SystemTap VERSION that %( systemtap_v %) compares with (default 4.8)")
+		->option_text("VERSION")
+		->check(
+			[](const std::string &v) -> std::string {
+				bool dot = true; // digits and single dots: 4.8, 3.3.1
+				for (char c : v) {
+					if (c == '.' && dot)
+						return "expected a version such as 4.8, found '" + v + "'";
+					dot = c == '.';
+					if (!dot && (c < '0' || c > '9'))
+						return "expected a version such as 4.8, found '" + v + "'";
+				}
+				return dot ? "expected a version such as 4.8, found '" + v + "'" : "";
+			},
+			"VERSION")
+		->group("Language");
 	app.add_option("-l", cli.list_probes, "List probe points matching PATTERN")
 		->option_text("PATTERN")
 		->group("Language");

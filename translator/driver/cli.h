@@ -41,6 +41,7 @@ struct Cli {
 	bool no_warnings = false;              // -w
 	bool warnings_are_errors = false;      // -W
 	std::vector<std::string> include_dirs; // -I DIR: tapsets
+	std::string compatible;                // --compatible VERSION ("" : compatible_default)
 	std::string list_probes;               // -l PATTERN
 	std::string list_probes_vars;          // -L PATTERN
 	bool no_cache = false;                 // --no-cache

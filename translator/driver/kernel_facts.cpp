@@ -80,6 +80,8 @@ ParseOptions parse_options(const Cli &cli)
 	TreeFacts t = preproc_facts(cli);
 	po.pp = t.pp;
 	po.pp.guru = cli.guru;
+	if (!cli.compatible.empty())
+		po.pp.compatible = cli.compatible;
 	po.pp.args = cli.script_args;
 	for (const std::string &d : cli.defines) {
 		size_t eq = d.find('=');

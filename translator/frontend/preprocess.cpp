@@ -425,49 +425,102 @@ private:
 		const Token &name = t[i];
 		if (!comparison(t, i, end, "NAME OP \"value\"", ok))
 			return false;
-		const std::string &op = t[i - 2].text;
-		const Token &rhs = t[i - 1];
-		std::string lhs;
-		bool version = false;
-		if (name.text == "kernel_v") {
-			lhs = in_.kernel_v;
-			version = true;
-		} else if (name.text == "kernel_vr") {
-			lhs = in_.kernel_vr;
-			version = true;
-		} else if (name.text == "arch" || name.text == "runtime") {
-			if (op != "==" && op != "!=") {
-				diags_.error(t[i - 2].loc, "'" + name.text + "' is compared with == or != only");
-				ok = false;
-				return false;
-			}
-			lhs = name.text == "arch" ? in_.arch : "kernel";
-		} else if (name.text.rfind("CONFIG_", 0) == 0) {
-			auto it = in_.config.find(name.text);
-			lhs = it == in_.config.end() ? "" : it->second;
-			if (lhs.size() >= 2 && lhs.front() == '"' && lhs.back() == '"')
-				lhs = lhs.substr(1, lhs.size() - 2);
-			if (rhs.kind == Tok::Number) {
-				long long l = 0;
-				try {
-					l = lhs.empty() ? 0 : std::stoll(lhs, nullptr, 0);
-				} catch (...) {
-				}
-				return cmp(l < rhs.number ? -1 : l > rhs.number ? 1 : 0, op);
-			}
-		} else {
-			diags_.error(name.loc, "unknown name '" + name.text + "' in conditional",
-				     "known: kernel_v, kernel_vr, arch, runtime, CONFIG_...");
-			ok = false;
+		const Token &op = t[i - 2], &rhs = t[i - 1];
+		const std::string &n = name.text;
+		if (n == "kernel_v" || n == "kernel_vr" || n == "systemtap_v")
+			return version_atom(name, op, rhs, ok);
+		if (n == "arch" || n == "runtime" || n == "systemtap_privilege")
+			return equality_atom(name, op, rhs, ok);
+		if (n.rfind("CONFIG_", 0) == 0)
+			return config_atom(name, op, rhs);
+		return refuse(name.loc, "unknown name '" + n + "' in conditional", ok,
+			      "known: kernel_v, kernel_vr, systemtap_v, systemtap_privilege, arch, "
+			      "runtime, CONFIG_...");
+	}
+
+	// Reports an error in a condition; the condition is false and ok cleared.
+	bool refuse(SourceLoc at, std::string msg, bool &ok, std::string hint = {})
+	{
+		diags_.error(at, std::move(msg), std::move(hint));
+		ok = false;
+		return false;
+	}
+
+	// NAME OP VALUE where VALUE must be a string literal (as in SystemTap,
+	// for every name but CONFIG_...).
+	bool string_value(const Token &name, const Token &rhs, const char *example, bool &ok)
+	{
+		if (rhs.kind == Tok::String)
+			return true;
+		return refuse(rhs.loc,
+			      "'" + name.text + "' is compared with a string literal, found " +
+				      describe(rhs),
+			      ok, std::string("e.g. ") + name.text + example);
+	}
+
+	// kernel_v, kernel_vr, systemtap_v OP "VERSION": compared as versions
+	// (numerically per dotted part); == and != with *?[ are globs, an
+	// ordering against a glob is an error. systemtap_v is the version
+	// stap-pmu is compatible with (--compatible, default compatible_default).
+	bool version_atom(const Token &name, const Token &op, const Token &rhs, bool &ok)
+	{
+		if (!string_value(name, rhs, " >= \"4.8\"", ok))
 			return false;
+		const std::string &lhs = name.text == "kernel_v"    ? in_.kernel_v
+					 : name.text == "kernel_vr" ? in_.kernel_vr
+								    : in_.compatible;
+		bool equality = op.text == "==" || op.text == "!=";
+		if (rhs.text.find_first_of("*?[") == std::string::npos)
+			return cmp(compare_versions(lhs, rhs.text), op.text);
+		if (!equality)
+			return refuse(op.loc,
+				      "'" + name.text + "' is compared with a wildcard by == or != only",
+				      ok, "'" + op.text + "' orders versions: \"" + rhs.text +
+						  "\" is a pattern");
+		return (fnmatch(rhs.text.c_str(), lhs.c_str(), 0) == 0) == (op.text == "==");
+	}
+
+	// arch (== a glob), runtime (always "kernel") and systemtap_privilege
+	// (always "stapdev": stap-pmu builds kernel modules, SystemTap's
+	// developer privilege), with == and != only.
+	bool equality_atom(const Token &name, const Token &op, const Token &rhs, bool &ok)
+	{
+		if (op.text != "==" && op.text != "!=")
+			return refuse(op.loc, "'" + name.text + "' is compared with == or != only", ok);
+		bool privilege = name.text == "systemtap_privilege";
+		if (!string_value(name, rhs, privilege ? " == \"stapdev\"" : " == \"x86_64\"", ok))
+			return false;
+		if (!privilege) {
+			const std::string &lhs = name.text == "arch" ? in_.arch : "kernel";
+			return (fnmatch(rhs.text.c_str(), lhs.c_str(), 0) == 0) == (op.text == "==");
 		}
-		std::string r = rhs.kind == Tok::String ? rhs.text : std::to_string(rhs.number);
-		if ((op == "==" || op == "!=") && !version)
-			return (fnmatch(r.c_str(), lhs.c_str(), 0) == 0) == (op == "==");
-		if ((op == "==" || op == "!=") && r.find_first_of("*?[") != std::string::npos)
-			return (fnmatch(r.c_str(), lhs.c_str(), 0) == 0) == (op == "==");
-		int c = version ? compare_versions(lhs, r) : lhs.compare(r);
-		return cmp(c, op);
+		if (rhs.text != "stapusr" && rhs.text != "stapsys" && rhs.text != "stapdev")
+			diags_.warning(rhs.loc,
+				       "'" + rhs.text + "' is not a privilege level: systemtap_privilege " +
+					       "is \"stapusr\", \"stapsys\" or \"stapdev\"",
+				       "stap-pmu always builds with \"stapdev\" privilege");
+		return (rhs.text == "stapdev") == (op.text == "==");
+	}
+
+	// CONFIG_NAME OP VALUE: the target tree's value; unset is "" (0). A
+	// number compares numerically, == and != with a string are globs.
+	bool config_atom(const Token &name, const Token &op, const Token &rhs)
+	{
+		auto it = in_.config.find(name.text);
+		std::string lhs = it == in_.config.end() ? "" : it->second;
+		if (lhs.size() >= 2 && lhs.front() == '"' && lhs.back() == '"')
+			lhs = lhs.substr(1, lhs.size() - 2);
+		if (rhs.kind == Tok::Number) {
+			long long l = 0;
+			try {
+				l = lhs.empty() ? 0 : std::stoll(lhs, nullptr, 0);
+			} catch (...) {
+			}
+			return cmp(l < rhs.number ? -1 : l > rhs.number ? 1 : 0, op.text);
+		}
+		if (op.text == "==" || op.text == "!=")
+			return (fnmatch(rhs.text.c_str(), lhs.c_str(), 0) == 0) == (op.text == "==");
+		return cmp(lhs.compare(rhs.text), op.text);
 	}
 
 	static bool cmp(int c, const std::string &op)

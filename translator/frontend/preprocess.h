@@ -14,10 +14,16 @@
 
 namespace stap_pmu {
 
+// The SystemTap version stap-pmu's language is compatible with: what
+// %( systemtap_v ... %) compares against unless --compatible=VERSION says
+// otherwise (docs/language.md, "Preprocessor").
+inline constexpr const char *compatible_default = "4.8";
+
 struct PreprocInput {
 	std::string kernel_v;  // "6.1.0"
 	std::string kernel_vr; // "6.1.0-57-amd64"
 	std::string arch;      // "x86_64"
+	std::string compatible = compatible_default; // systemtap_v
 	std::map<std::string, std::string> config; // CONFIG_X -> "y", "m", "\"str\"", "123"
 	bool guru = false;     // -g: embedded C allowed
 	// -D NAME=VALUE: replaces the body of the script's @define NAME (a

@@ -95,8 +95,9 @@ std::set<std::string> needs(const Script &s, const std::set<std::string> &builti
 	return out;
 }
 
-// A probe point's components, split at the dots outside arguments.
-std::vector<std::string> components(const std::string &point)
+} // namespace
+
+std::vector<std::string> probe_point_components(const std::string &point)
 {
 	std::vector<std::string> out(1);
 	int depth = 0;
@@ -121,29 +122,49 @@ std::vector<std::string> components(const std::string &point)
 	return out;
 }
 
-} // namespace
+bool component_has_wildcard(const std::string &component)
+{
+	return component.substr(0, component.find('(')).find_first_of("*?[") != std::string::npos;
+}
 
 bool has_wildcard(const std::string &point)
 {
-	for (const std::string &c : components(point))
-		if (c.substr(0, c.find('(')).find_first_of("*?[") != std::string::npos)
+	for (const std::string &c : probe_point_components(point))
+		if (component_has_wildcard(c))
 			return true;
 	return false;
 }
 
+bool probe_component_matches(const std::string &pattern, const std::string &component)
+{
+	size_t pa = pattern.find('('), na = component.find('(');
+	std::string pn = pattern.substr(0, pa), nn = component.substr(0, na);
+	std::string parg = pa == std::string::npos ? "" : pattern.substr(pa);
+	std::string narg = na == std::string::npos ? "" : component.substr(na);
+	return parg == narg && fnmatch(pn.c_str(), nn.c_str(), 0) == 0;
+}
+
 bool probe_name_matches(const std::string &pattern, const std::string &name)
 {
-	std::vector<std::string> p = components(pattern), n = components(name);
+	std::vector<std::string> p = probe_point_components(pattern),
+				 n = probe_point_components(name);
 	if (p.size() != n.size())
 		return false;
-	for (size_t i = 0; i < p.size(); i++) {
-		size_t pa = p[i].find('('), na = n[i].find('(');
-		std::string pn = p[i].substr(0, pa), nn = n[i].substr(0, na);
-		std::string parg = pa == std::string::npos ? "" : p[i].substr(pa);
-		std::string narg = na == std::string::npos ? "" : n[i].substr(na);
-		if (parg != narg || fnmatch(pn.c_str(), nn.c_str(), 0) != 0)
+	for (size_t i = 0; i < p.size(); i++)
+		if (!probe_component_matches(p[i], n[i]))
 			return false;
-	}
+	return true;
+}
+
+bool probe_name_prefixes(const std::string &pattern, const std::string &name)
+{
+	std::vector<std::string> p = probe_point_components(pattern),
+				 n = probe_point_components(name);
+	if (p.size() <= n.size())
+		return false;
+	for (size_t i = 0; i < n.size(); i++)
+		if (!probe_component_matches(p[i], n[i]))
+			return false;
 	return true;
 }
 
@@ -207,18 +228,27 @@ std::vector<std::unique_ptr<SourceFile>> resolve_tapsets(Script &script,
 	while (again) {
 		again = false;
 		std::set<std::string> want = needs(script, builtins);
+		std::vector<std::pair<std::string, bool>> points; // probe points, wildcard?
+		for (const std::string &w : want)
+			if (bool wild = has_wildcard(w); wild || w.find('.') != std::string::npos)
+				points.emplace_back(w, wild);
 		for (size_t i = 0; i < tapsets.size(); i++) {
 			if (taken[i])
 				continue;
 			bool hit = false;
 			for (const std::string &d : tapsets[i].defines)
 				hit |= want.count(d) != 0;
-			// probe syscall.*: a wildcard over the aliases a tapset defines
-			for (const std::string &w : want)
-				if (!hit && has_wildcard(w))
-					for (const std::string &d : tapsets[i].defines)
-						if (!hit && probe_name_matches(w, d))
-							hit = true;
+			// probe syscall.*: a wildcard over the aliases a tapset
+			// defines; syscall.read.return.maxactive(5): an alias and
+			// a suffix its expansions get
+			for (const auto &[w, wild] : points)
+				for (const std::string &d : tapsets[i].defines)
+					if (!hit && w.size() > d.size() && w.compare(0, d.size(), d) == 0 &&
+					    w[d.size()] == '.')
+						hit = true;
+					else if (!hit && wild &&
+						 (probe_name_matches(w, d) || probe_name_prefixes(w, d)))
+						hit = true;
 			if (!hit)
 				continue;
 			taken[i] = again = true;

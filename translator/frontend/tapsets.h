@@ -41,6 +41,18 @@ std::vector<std::unique_ptr<SourceFile>> resolve_tapsets(Script &script,
 bool probe_name_matches(const std::string &pattern, const std::string &name);
 bool has_wildcard(const std::string &point);
 
+// A probe point's components, split at the dots outside arguments:
+// kernel.function("a.b").return -> kernel, function("a.b"), return.
+std::vector<std::string> probe_point_components(const std::string &point);
+// One component against a pattern component: its name a glob, its argument
+// equal ("function(\"x\")" matches "func*(\"x\")").
+bool probe_component_matches(const std::string &pattern, const std::string &component);
+bool component_has_wildcard(const std::string &component);
+// Whether pattern's leading components match all of name's, with at least
+// one component of pattern left over: the suffix an alias's expansions get
+// (syscall.read.return.maxactive(5) over the alias syscall.read.return).
+bool probe_name_prefixes(const std::string &pattern, const std::string &name);
+
 // Probe alias names the tapsets define (for -l / -L).
 std::vector<std::string> tapset_aliases(const std::vector<TapsetFile> &tapsets);
 

@@ -5,6 +5,7 @@
 
 #include <fnmatch.h>
 
+#include <deque>
 #include <functional>
 #include <map>
 #include <set>
@@ -47,12 +48,34 @@ private:
 
 	static bool is_special_builtin(const std::string &n);
 
-	// The aliases whose name is pp, or that pp's wildcards match (each
-	// alias once, in the script's order).
-	std::vector<const Probe *> find_aliases(const ProbePoint &pp);
-	// alias name -> its alias, built on the first lookup
+	// An alias a probe point names: its first `covered` components are the
+	// alias's name, the rest a suffix appended to each of its points.
+	struct AliasMatch {
+		const Probe *alias;
+		size_t covered;
+		bool through_wildcard; // matched by a wildcard component
+	};
+	struct AliasName {
+		std::vector<std::string> components;
+		const Probe *alias;
+	};
+	// The aliases whose name is pp, that pp's wildcards match, or that
+	// name a prefix of pp (SystemTap's alias suffixes), each alias once,
+	// in the order of their names.
+	std::vector<AliasMatch> find_aliases(const ProbePoint &pp);
+	void walk_aliases(const std::vector<std::string> &want, size_t pos,
+			  const std::vector<const AliasName *> &names, bool through_wildcard,
+			  std::vector<AliasMatch> &out);
+	// inner with the suffix of pp past `covered` appended (kept here: the
+	// expansions point at it)
+	const ProbePoint &with_suffix(const ProbePoint &inner, const ProbePoint &pp, size_t covered);
+	// alias name -> its alias, built on the first lookup; the names in
+	// components, sorted; the first components
 	std::multimap<std::string, const Probe *> alias_index_;
+	std::vector<AliasName> alias_names_;
+	std::set<std::string> alias_heads_;
 	bool alias_index_built_ = false;
+	std::deque<ProbePoint> suffixed_points_;
 
 	// One expansion of a point: resolved points and the bodies around the
 	// user's body (alias prologues before, epilogues after).
@@ -63,6 +86,9 @@ private:
 	};
 
 	bool expand(const ProbePoint &pp, int depth, std::vector<Expansion> &out, bool optional);
+	// The expansions of one alias pp names (its points, with pp's suffix).
+	bool expand_alias(const AliasMatch &m, const ProbePoint &pp, int depth,
+			  std::vector<Expansion> &out, bool optional);
 
 	void build_bodies();
 

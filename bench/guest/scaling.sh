@@ -11,6 +11,13 @@ OUT=/dev/ttyS1
 KPL=/sys/kernel/debug/kprobes/list
 say() { echo "$*" > $OUT; }
 
+# the guest boots with maxcpus=1 (SMP bring-up at boot stalls under icount);
+# the other CPUs come online here, which works
+i=1
+while [ $i -lt $scale_cpus ]; do
+	echo 1 > /sys/devices/system/cpu/cpu$i/online || say "ERROR cannot online cpu$i"
+	i=$((i + 1))
+done
 say "START scaling N=$scale_n R=$bench_reps CPUS=$scale_cpus online=$(grep -c ^processor /proc/cpuinfo) kernel=$(uname -r) clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 getpid_par 1 20000 warmup > /dev/null
 /bench/par-reps.sh base

@@ -367,29 +367,9 @@ def ms_(sec):
     return "n/a" if sec is None else f"{sec * 1000:.0f}"
 
 
-def table(r):
-    p = r["probe_instr_per_hit"]
-    x = p.get("extra", {})
-    t, b, f = r["translate_ratio_vs_stap"], r["build_ratio_vs_stap"], r["fat_bytes_4events_x86"]
-    c = r["counter_read_instr"]
-    ref = REFERENCE
+def bpftrace_table(p, ref):
+    """the bpftrace rows of the probe-cost section (markdown lines)"""
     L = []
-    L.append(f"Measured {r['generated']} on kernel {r['kernel']} by `bench/run.sh`; raw values and commands "
-             "in `bench/results.json`.")
-    L.append("")
-    L.append("### Probe cost (x86 guest, `-icount shift=0 -smp 1`, getpid loop; guest instructions added per hit)")
-    L.append("")
-    L.append("| probe on `__x64_sys_getpid` | stap-pmu | SystemTap 4.8 (this run) | reference (lab, issue 9) |")
-    L.append("|---|---|---|---|")
-    L.append(f"| bare getpid (instructions per call, no probe) | {fmt(p.get('baseline_instr_per_call'))} | same boot | {ref['bare_getpid_instr_per_call']} |")
-    L.append(f"| empty kprobe, ftrace-based entry (`bench/kmod`) | {fmt(p.get('empty_kprobe'), True)} (floor) | | +{ref['empty_ftrace_kprobe']} (lab module) |")
-    L.append(f"| empty kprobe at +5, jump-optimized (`bench/kmod`) | {fmt(x.get('empty_kprobe_optimized'), True)} | | +{ref['empty_optimized_kprobe']} |")
-    L.append(f"| `{{ n++ }}` | {fmt(p.get('stap_pmu_count'), True)} | {fmt(p.get('systemtap_count'), True)} | +{ref['systemtap_count']} |")
-    L.append(f"| `{{ s <<< 1 }}` | {fmt(p.get('stap_pmu_aggregate'), True)} | {fmt(p.get('systemtap_aggregate'), True)} | +{ref['systemtap_aggregate']} |")
-    L.append(f"| `{{ a[pid()]++ }}` (map update) | {fmt(x.get('stap_pmu_map'), True)} | {fmt(x.get('systemtap_map'), True)} | +{ref['systemtap_map']} |")
-    L.append(f"| two software-counter reads + `<<<` | {fmt(p.get('stap_pmu_two_reads'), True)} | impossible (no PMU reads in kernel probes) | +{ref['two_software_reads_lab']} (lab, reads only) |")
-    L.append(f"| live session, no probe on the path | {fmt(x.get('stap_pmu_idle_session'), True)} | {fmt(x.get('systemtap_idle_session'), True)} | +0.0 |")
-    L.append("")
     L.append("bpftrace 0.17 in the same boot (`@n = count()` is a per-CPU counter map; hits are what "
              "bpftrace printed for `@n` at exit):")
     L.append("")
@@ -404,7 +384,12 @@ def table(r):
         L.append("")
         L.append("Failed: " + "; ".join(f"{t}: {w}" for t, w in p["failed_cases"].items()))
     L.append("")
-    sc = r.get("scaling_4cpu", {})
+    return L
+
+
+def scaling_table(sc):
+    """the scaling section (markdown lines)"""
+    L = []
     k = sc.get("cpus", 4)
     L.append(f"### Scaling: {k} CPUs hitting the probe at once (x86 guest, `-icount shift=0 -smp {k}`, "
              "single-threaded TCG)")
@@ -438,6 +423,34 @@ def table(r):
             L.append("")
         L.append(f"Missing: {sc['reason']}.")
     L.append("")
+    return L
+
+
+def table(r):
+    p = r["probe_instr_per_hit"]
+    x = p.get("extra", {})
+    t, b, f = r["translate_ratio_vs_stap"], r["build_ratio_vs_stap"], r["fat_bytes_4events_x86"]
+    c = r["counter_read_instr"]
+    ref = REFERENCE
+    L = []
+    L.append(f"Measured {r['generated']} on kernel {r['kernel']} by `bench/run.sh`; raw values and commands "
+             "in `bench/results.json`.")
+    L.append("")
+    L.append("### Probe cost (x86 guest, `-icount shift=0 -smp 1`, getpid loop; guest instructions added per hit)")
+    L.append("")
+    L.append("| probe on `__x64_sys_getpid` | stap-pmu | SystemTap 4.8 (this run) | reference (lab, issue 9) |")
+    L.append("|---|---|---|---|")
+    L.append(f"| bare getpid (instructions per call, no probe) | {fmt(p.get('baseline_instr_per_call'))} | same boot | {ref['bare_getpid_instr_per_call']} |")
+    L.append(f"| empty kprobe, ftrace-based entry (`bench/kmod`) | {fmt(p.get('empty_kprobe'), True)} (floor) | | +{ref['empty_ftrace_kprobe']} (lab module) |")
+    L.append(f"| empty kprobe at +5, jump-optimized (`bench/kmod`) | {fmt(x.get('empty_kprobe_optimized'), True)} | | +{ref['empty_optimized_kprobe']} |")
+    L.append(f"| `{{ n++ }}` | {fmt(p.get('stap_pmu_count'), True)} | {fmt(p.get('systemtap_count'), True)} | +{ref['systemtap_count']} |")
+    L.append(f"| `{{ s <<< 1 }}` | {fmt(p.get('stap_pmu_aggregate'), True)} | {fmt(p.get('systemtap_aggregate'), True)} | +{ref['systemtap_aggregate']} |")
+    L.append(f"| `{{ a[pid()]++ }}` (map update) | {fmt(x.get('stap_pmu_map'), True)} | {fmt(x.get('systemtap_map'), True)} | +{ref['systemtap_map']} |")
+    L.append(f"| two software-counter reads + `<<<` | {fmt(p.get('stap_pmu_two_reads'), True)} | impossible (no PMU reads in kernel probes) | +{ref['two_software_reads_lab']} (lab, reads only) |")
+    L.append(f"| live session, no probe on the path | {fmt(x.get('stap_pmu_idle_session'), True)} | {fmt(x.get('systemtap_idle_session'), True)} | +0.0 |")
+    L.append("")
+    L.extend(bpftrace_table(p, ref))
+    L.extend(scaling_table(r.get("scaling_4cpu", {})))
     L.append("### Counter read cost (arm64 guest, cortex-a57, `-icount shift=0`)")
     L.append("")
     L.append("| path | instructions per read |")

@@ -44,9 +44,14 @@ extract_vmlinux() {
 	return 1
 }
 
-# mk_initramfs ROOTDIR OUT.cpio.gz
+# mk_initramfs ROOTDIR OUT.cpio.gz | OUT.cpio (uncompressed: a root holding
+# bpftrace's 200 MB of libraries boots much faster when the guest kernel need
+# not inflate it under TCG)
 mk_initramfs() {
-	(cd "$1" && find . | cpio -o -H newc --quiet | gzip -1) >"$2"
+	case $2 in
+	*.gz) (cd "$1" && find . | cpio -o -H newc --quiet | gzip -1) >"$2" ;;
+	*) (cd "$1" && find . | cpio -o -H newc --quiet) >"$2" ;;
+	esac
 }
 
 # base_root DIR: busybox + the bench's static guest programs
@@ -55,8 +60,27 @@ base_root() {
 	rm -rf "$r"
 	mkdir -p "$r"/{bin,sbin,proc,sys,dev,tmp,etc,bench}
 	cp /bin/busybox "$r/bin/busybox"
-	cp "$BENCH_WORK/bin/getpid_loop" "$BENCH_WORK/bin/modtime" "$r/bin/"
+	cp "$BENCH_WORK/bin/getpid_loop" "$BENCH_WORK/bin/getpid_par" "$BENCH_WORK/bin/modtime" "$r/bin/"
 	cp "${GUEST_BIN:-$BUILD_DIR/guest}/stap-pmu-loader" "${GUEST_BIN:-$BUILD_DIR/guest}/pmu-workload" "$r/bin/"
+}
+
+# overlay_with_libs DIR BIN... : copies each BIN (an absolute path) to
+# DIR/BIN and every shared library ldd lists for them (ldd resolves the whole
+# closure) to DIR at the same path, with the dynamic loader, so that the
+# programs run in a guest initramfs built from DIR.
+overlay_with_libs() {
+	local dir=$1 f lib
+	shift
+	for f in "$@"; do
+		mkdir -p "$dir$(dirname "$f")"
+		cp -L "$f" "$dir$f" || return 1
+	done
+	for lib in $(for f in "$@"; do ldd "$f"; done | awk '/=>/ && $3 ~ /^\// { print $3 }' | sort -u); do
+		mkdir -p "$dir$(dirname "$lib")"
+		cp -L "$lib" "$dir$lib" || return 1
+	done
+	mkdir -p "$dir/lib64"
+	cp -L /lib64/ld-linux-x86-64.so.2 "$dir/lib64/"
 }
 
 # Common /init prologue (busybox sh)
@@ -76,12 +100,13 @@ EOS
 
 # run_x86 INITRD OUTDIR TIMEOUT CMDLINE [QEMU ARGS...]
 # Console -> OUTDIR/console.log, guest /dev/ttyS1 -> OUTDIR/out.log.
+# X86_MEM (1G) and X86_ACCEL (tcg) set -m and -accel.
 run_x86() {
 	local initrd=$1 out=$2 to=$3 cmdline=$4
 	shift 4
 	mkdir -p "$out"
 	rm -f "$out/console.log" "$out/out.log"
-	timeout --foreground -k 5 "$to" qemu-system-x86_64 -accel tcg -cpu qemu64 -m 1G \
+	timeout --foreground -k 5 "$to" qemu-system-x86_64 -accel "${X86_ACCEL:-tcg}" -cpu qemu64 -m "${X86_MEM:-1G}" \
 		-nodefaults -display none -monitor none -no-reboot "$@" \
 		-kernel "$VMLINUX" -initrd "$initrd" \
 		-append "console=ttyS0 panic=-1 oops=panic $cmdline" \

@@ -1,22 +1,42 @@
 #!/bin/bash
-# bench/run.sh - stap-pmu benchmarks side by side with SystemTap 4.8.
+# bench/run.sh - stap-pmu benchmarks side by side with SystemTap 4.8 and bpftrace 0.17.
 # Installs what they need (idempotent), builds, runs every benchmark, writes
 # bench/results.json and regenerates the table in docs/performance.md.
-# About 4 minutes on the project's machines once packages are installed. Not part of ./scripts/test.sh.
+# About 5 minutes on an idle machine of the project once packages are installed. Not part of ./scripts/test.sh.
 #
-# Environment: BENCH_N (getpid calls per repeat, 200000), BENCH_REPS (3),
-# BENCH_HOST_RUNS (translation/build runs per tool, 5/3), BENCH_ONLY (space
-# list of phases to run: deps build stap host fat probe register arm64
-# ctxsw report; default all), BENCH_WORK (scratch, ~/.cache/stap-pmu/bench).
+# Usage: bench/run.sh [--only "PHASE..."]
+# Phases: deps build stap host fat probe scaling register arm64 ctxsw report
+# (default all). --only (or BENCH_ONLY) runs the phases named, e.g.
+# --only "build probe report"; report.py reads the raw logs that earlier runs
+# of the other phases left in BENCH_WORK/results.
+# Environment: BENCH_N (getpid calls per repeat, 200000), BENCH_SCALE_N (calls
+# per CPU per repeat in the scaling phase, 50000), BENCH_SCALE_CPUS (4),
+# BENCH_SCALE_TIMEOUT (seconds before the scaling guest is stopped, 900),
+# BENCH_REPS (3), BENCH_P3_RUNS / BENCH_P4_RUNS (translation/build runs per
+# tool, 15/5), BENCH_ONLY, BENCH_WORK (scratch, ~/.cache/stap-pmu/bench).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 N=${BENCH_N:-200000}
+SCALE_N=${BENCH_SCALE_N:-50000}
+SCALE_CPUS=${BENCH_SCALE_CPUS:-4}
+SCALE_TIMEOUT=${BENCH_SCALE_TIMEOUT:-900}
 REPS=${BENCH_REPS:-3}
 P3_RUNS=${BENCH_P3_RUNS:-15}
 P4_RUNS=${BENCH_P4_RUNS:-5}
 REG_COUNTS="1 100 1000"
 RES=$BENCH_WORK/results
-ONLY=${BENCH_ONLY:-deps build stap host fat probe register arm64 ctxsw report}
+ALL_PHASES="deps build stap host fat probe scaling register arm64 ctxsw report"
+ONLY=${BENCH_ONLY:-$ALL_PHASES}
+while [ $# -gt 0 ]; do
+	case $1 in
+	--only) [ $# -ge 2 ] || die "--only needs a list of phases ($ALL_PHASES)"; ONLY=$2; shift 2 ;;
+	--only=*) ONLY=${1#--only=}; shift ;;
+	*) die "unknown argument '$1' (usage: bench/run.sh [--only \"PHASE...\"]; phases: $ALL_PHASES)" ;;
+	esac
+done
+for p in $ONLY; do
+	[[ " $ALL_PHASES " == *" $p "* ]] || die "unknown phase '$p' (phases: $ALL_PHASES)"
+done
 want() { [[ " $ONLY " == *" $1 "* ]]; }
 mkdir -p "$RES"
 T_START=$(date +%s)
@@ -28,14 +48,8 @@ record_cmd() { printf '%s\t%s\n' "$1" "$2" >>"$NEWCMD"; }
 
 # ---- deps ----------------------------------------------------------------
 if want deps; then
-	log "installing packages (scripts/install-deps.sh, systemtap)"
-	"$SRC_DIR/scripts/install-deps.sh" || die "install-deps.sh failed"
-	for p in systemtap jq; do
-		if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$'; then
-			DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$p" ||
-				die "cannot install $p"
-		fi
-	done
+	log "installing packages (scripts/install-deps.sh --bench: also systemtap, bpftrace)"
+	"$SRC_DIR/scripts/install-deps.sh" --bench || die "install-deps.sh --bench failed"
 fi
 
 # ---- build ---------------------------------------------------------------
@@ -53,6 +67,7 @@ if want build; then
 	mkdir -p "$BENCH_WORK/bin"
 	gcc -O2 -Wall -static -o "$BENCH_WORK/bin/getpid_loop" "$BENCH_DIR/guest/getpid_loop.c" || die "getpid_loop"
 	gcc -O2 -Wall -static -o "$BENCH_WORK/bin/modtime" "$BENCH_DIR/guest/modtime.c" || die "modtime"
+	gcc -O2 -Wall -static -o "$BENCH_WORK/bin/getpid_par" "$BENCH_DIR/guest/getpid_par.c" || die "getpid_par"
 	rm -rf "$BENCH_WORK/kmod" && cp -a "$BENCH_DIR/kmod" "$BENCH_WORK/kmod"
 	make -s -C "$KTREE" M="$BENCH_WORK/kmod" modules >"$RES/kmod.log" 2>&1 || die "bench_kprobe.ko: see $RES/kmod.log"
 fi
@@ -71,7 +86,7 @@ GUEST_BIN=$SNAP/libexec/stap-pmu
 echo "$("$STAP_PMU" --version 2>&1 | head -n 1) built $(date -u -r "$SNAP/bin/stap-pmu" +%FT%TZ)" >"$RES/stap-pmu-version.txt"
 
 # ---- SystemTap set-up ----------------------------------------------------
-if want stap || want host || want probe || want register; then
+if want stap || want host || want probe || want scaling || want register; then
 	envf=$("$BENCH_DIR/stap-setup.sh") || die "stap-setup.sh failed"
 	. "$envf"
 	export SYSTEMTAP_DIR=$BENCH_WORK/systemtap-dir
@@ -162,23 +177,70 @@ if want probe; then
 	SB_MODS="sb_idle sb_cnt sb_agg sb_arr"
 	for m in $SP_MODS; do build_sp "$m" "$SCRIPTS/${m#sp_}.stp"; done
 	for m in $SB_MODS; do build_sb "$m" "$SCRIPTS/${m#sb_}.stp"; done
+	bt_overlay=$("$BENCH_DIR/bpftrace-setup.sh") || die "bpftrace-setup.sh failed"
 	r=$BENCH_WORK/root-probe
 	base_root "$r"
 	cp "$BENCH_WORK/kmod/bench_kprobe.ko" "$MODS"/*.ko "$r/bench/" 2>/dev/null
-	cp -a "$STAP_OVERLAY/." "$r/"
+	cp -a "$STAP_OVERLAY/." "$bt_overlay/." "$r/"
 	rm -f "$r/.complete"
 	install -m 755 "$BENCH_DIR/guest/probe-cost.sh" "$r/bench/run.sh"
 	install -m 755 "$BENCH_DIR/guest/reps.sh" "$r/bench/reps.sh"
+	install -m 644 "$BENCH_DIR/guest/staprun.sh" "$r/bench/staprun.sh"
 	printf 'bench_n=%s\nbench_reps=%s\nSP_MODS="%s"\nSB_MODS="%s"\n' "$N" "$REPS" "$SP_MODS" "$SB_MODS" >"$r/bench/config"
 	{ init_prologue; echo '/bench/run.sh; poweroff -f'; } >"$r/init"
 	chmod +x "$r/init"
-	mk_initramfs "$r" "$BENCH_WORK/initrd-probe.gz"
-	log "probe cost: booting the x86 guest (-icount shift=0 -smp 1), about 2-3 minutes"
-	run_x86 "$BENCH_WORK/initrd-probe.gz" "$BENCH_WORK/probe" 1200 "loglevel=4" -smp 1 -icount shift=0
+	# uncompressed: the guest kernel would take long to inflate bpftrace's libraries
+	mk_initramfs "$r" "$BENCH_WORK/initrd-probe.cpio"
+	log "probe cost: booting the x86 guest (-icount shift=0 -smp 1), about 3-4 minutes"
+	# 3 GB: the root (bpftrace's libraries) lives in guest memory twice while it unpacks
+	X86_MEM=3G run_x86 "$BENCH_WORK/initrd-probe.cpio" "$BENCH_WORK/probe" 1500 "loglevel=4" -smp 1 -icount shift=0
 	cp "$BENCH_WORK/probe/out.log" "$RES/probe.log"
 	cp "$BENCH_WORK/probe/console.log" "$RES/probe-console.log"
 	grep -q DONE "$RES/probe.log" || log "WARNING: probe-cost guest did not finish (see $RES/probe-console.log)"
-	record_cmd probe "qemu-system-x86_64 -accel tcg -cpu qemu64 -smp 1 -icount shift=0 -kernel <uncompressed vmlinux $KREL> (bench/guest/probe-cost.sh: getpid_loop $N calls x $REPS repeats per case, one boot; stap-pmu modules: stap-pmu -p4 --pmu-targets perf bench/scripts/X.stp run by stap-pmu-loader -c; SystemTap: stap -p4 bench/scripts/X.stp run by staprun; reference: bench/kmod/bench_kprobe.c)"
+	record_cmd probe "qemu-system-x86_64 -accel tcg -cpu qemu64 -m 3G -smp 1 -icount shift=0 -kernel <uncompressed vmlinux $KREL> (bench/guest/probe-cost.sh: getpid_loop $N calls x $REPS repeats per case, one boot; stap-pmu modules: stap-pmu -p4 --pmu-targets perf bench/scripts/X.stp run by stap-pmu-loader -c; SystemTap: stap -p4 bench/scripts/X.stp run by staprun; bpftrace $(bpftrace --version 2>&1): bpftrace -e 'kfunc:__do_sys_getpid { @n = count(); }' and 'kprobe:__x64_sys_getpid { @n = count(); }' in the background, the loop 3 s after it printed Attaching; reference: bench/kmod/bench_kprobe.c)"
+fi
+
+# ---- scaling: the probe hit on 1 and on SCALE_CPUS CPUs at once -------------
+# x86 guest with -smp $SCALE_CPUS -icount shift=0: QEMU runs the vCPUs in turn
+# on one host thread (single-threaded TCG, which icount requires), and the
+# virtual clock advances by one ns per instruction of any vCPU, so getpid_par's
+# time per call is the instructions of all vCPUs per call (see docs/performance.md)
+if want scaling; then
+	log "scaling: building guest modules"
+	mkdir -p "$MODS"
+	SC_SP="sp_cnt sp_agg"
+	SC_SB="sb_cnt sb_agg"
+	for m in $SC_SP; do build_sp "$m" "$SCRIPTS/${m#sp_}.stp"; done
+	for m in $SC_SB; do build_sb "$m" "$SCRIPTS/${m#sb_}.stp"; done
+	r=$BENCH_WORK/root-scaling
+	base_root "$r"
+	for m in $SC_SP $SC_SB; do cp "$MODS/$m.ko" "$r/bench/" 2>/dev/null; done
+	cp -a "$STAP_OVERLAY/." "$r/"
+	rm -f "$r/.complete"
+	install -m 755 "$BENCH_DIR/guest/scaling.sh" "$r/bench/run.sh"
+	install -m 755 "$BENCH_DIR/guest/par-reps.sh" "$r/bench/par-reps.sh"
+	install -m 644 "$BENCH_DIR/guest/staprun.sh" "$r/bench/staprun.sh"
+	printf 'scale_n=%s\nscale_cpus=%s\nbench_reps=%s\nSP_MODS="%s"\nSB_MODS="%s"\n' \
+		"$SCALE_N" "$SCALE_CPUS" "$REPS" "$SC_SP" "$SC_SB" >"$r/bench/config"
+	{ init_prologue; echo '/bench/run.sh; poweroff -f'; } >"$r/init"
+	chmod +x "$r/init"
+	mk_initramfs "$r" "$BENCH_WORK/initrd-scaling.gz"
+	# maxcpus=1: under icount the kernel's SMP bring-up at boot stalls (the
+	# second CPU waits in cpu_init forever); bench/guest/scaling.sh brings the
+	# other CPUs online from /init, which works. loglevel=7: the console shows
+	# how far the boot got if it stalls.
+	log "scaling: booting the x86 guest (-icount shift=0 -smp $SCALE_CPUS)"
+	X86_ACCEL=tcg,thread=single run_x86 "$BENCH_WORK/initrd-scaling.gz" "$BENCH_WORK/scaling" "$SCALE_TIMEOUT" "loglevel=7 maxcpus=1" \
+		-smp "$SCALE_CPUS" -icount shift=0
+	cp "$BENCH_WORK/scaling/out.log" "$RES/scaling.log"
+	cp "$BENCH_WORK/scaling/console.log" "$RES/scaling-console.log"
+	if ! grep -q DONE "$RES/scaling.log"; then
+		log "WARNING: scaling guest did not finish (see $RES/scaling-console.log)"
+		tail -n 1 "$RES/scaling-console.log" | tr -d '\r' >"$RES/scaling-stalled.txt"
+	else
+		rm -f "$RES/scaling-stalled.txt"
+	fi
+	record_cmd scaling "qemu-system-x86_64 -accel tcg,thread=single -cpu qemu64 -smp $SCALE_CPUS -icount shift=0 -kernel <uncompressed vmlinux $KREL> -append 'maxcpus=1 ...' (bench/guest/scaling.sh: CPUs 1-$((SCALE_CPUS - 1)) brought online through sysfs, then getpid_par K $SCALE_N, K processes pinned one per CPU, released together, K = 1 and $SCALE_CPUS, $REPS repeats each, one boot; stap-pmu: stap-pmu -p4 --pmu-targets perf bench/scripts/{cnt,agg}.stp run by stap-pmu-loader -c; SystemTap: stap -p4 of the same scripts run by staprun)"
 fi
 
 # ---- registration scale --------------------------------------------------

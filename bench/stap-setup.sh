@@ -71,14 +71,7 @@ fi
 # 4. staprun + stapio + libraries for the guest
 if [ ! -f "$S/overlay/.complete" ]; then
 	rm -rf "$S/overlay"
-	mkdir -p "$S/overlay/usr/bin" "$S/overlay/usr/lib/systemtap" "$S/overlay/lib64"
-	cp /usr/bin/staprun "$S/overlay/usr/bin/"
-	cp /usr/lib/systemtap/stapio "$S/overlay/usr/lib/systemtap/"
-	for lib in $( (ldd /usr/bin/staprun; ldd /usr/lib/systemtap/stapio) | awk '/=>/ { print $3 }' | sort -u); do
-		mkdir -p "$S/overlay$(dirname "$lib")"
-		cp -L "$lib" "$S/overlay$lib"
-	done
-	cp -L /lib64/ld-linux-x86-64.so.2 "$S/overlay/lib64/"
+	overlay_with_libs "$S/overlay" /usr/bin/staprun /usr/lib/systemtap/stapio || die "staprun overlay"
 	touch "$S/overlay/.complete"
 fi
 cat >"$S/env" <<EOV

@@ -19,6 +19,10 @@
 # installed stock amd64 kernel of that line and unpacked with `dpkg -x` into
 # $STAP_PMU_ARM64_ROOT/<release> (default /var/cache/stap-pmu/arm64).
 # About 85 MB of downloads per line, 1-2 minutes.
+#
+# --bench: also what bench/run.sh compares stap-pmu with and reads its logs
+# with: SystemTap 4.8 (systemtap), bpftrace 0.17 (bpftrace) and jq. Not needed
+# to build or test stap-pmu.
 set -eu
 
 PKGS="build-essential cmake pkg-config libpfm4-dev libdw-dev libelf-dev libbpf-dev libzstd-dev
@@ -26,6 +30,17 @@ libgtest-dev libgmock-dev libcli11-dev libfmt-dev
 linux-image-amd64 linux-headers-amd64 qemu-system-x86 busybox-static
 cpio kmod xz-utils gzip file openssl clang-14 libclang-rt-14-dev python3 systemtap-sdt-dev
 gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm"
+BENCH_PKGS="systemtap bpftrace jq"
+
+for arg in "$@"; do
+	case $arg in
+	--bench) PKGS="$PKGS $BENCH_PKGS" ;;
+	*)
+		echo "install-deps: unknown argument '$arg' (usage: install-deps.sh [--bench])" >&2
+		exit 2
+		;;
+	esac
+done
 
 export DEBIAN_FRONTEND=noninteractive
 updated=0

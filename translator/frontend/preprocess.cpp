@@ -150,6 +150,12 @@ private:
 					return;
 				continue;
 			}
+			if (tok.kind == Tok::AtIdent && tok.text == "const") {
+				i = at_const(t, i, end, out);
+				if (i == 0)
+					return;
+				continue;
+			}
 			if (tok.kind == Tok::Embedded && !in_.guru) {
 				diags_.error(tok.loc, "embedded C code is only allowed in guru mode",
 					     "run stap-pmu with -g to accept %{ ... %}");
@@ -158,6 +164,39 @@ private:
 			out.push_back(tok);
 			i++;
 		}
+	}
+
+	// @const("NAME"): the value of the C constant NAME in the module's
+	// kernel headers, as embedded C; guru mode only, as in SystemTap.
+	// Returns the index after it, 0 on error.
+	size_t at_const(const std::vector<Token> &t, size_t i, size_t end, std::vector<Token> &out)
+	{
+		const Token &at = t[i];
+		if (i + 3 >= end || !t[i + 1].punct("(") || t[i + 2].kind != Tok::String ||
+		    !t[i + 3].punct(")")) {
+			diags_.error(i + 1 < end ? t[i + 1].loc : at.loc,
+				     "@const takes one string, the name of a C constant, e.g. "
+				     "@const(\"PAGE_SIZE\")");
+			return 0;
+		}
+		const std::string &name = t[i + 2].text;
+		bool ident = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0]));
+		for (char c : name)
+			ident &= std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+		if (!ident) {
+			diags_.error(t[i + 2].loc, "@const(\"" + name + "\"): not a C identifier");
+			return 0;
+		}
+		if (!in_.guru) {
+			diags_.error(at.loc, "@const is only allowed in guru mode",
+				     "run stap-pmu with -g to read @const(\"" + name + "\")");
+			return 0;
+		}
+		Token e = at;
+		e.kind = Tok::Embedded;
+		e.text = "((s64)(" + name + "))";
+		out.push_back(e);
+		return i + 4;
 	}
 
 	// @define NAME[(a, b)] %( body %); returns the index after it, 0 on error

@@ -112,6 +112,7 @@ TEST(Sema, ProbePointErrors)
 		  "timer.ms(N)/s/us/ns/hz[.randomize(M)], timer.profile, "
 		  "perf.event(\"E\").sample(N)/.hz(F), perf.type(T).config(C).sample(N), "
 		  "kernel.function(\"pattern\")[.call|.return[.maxactive(N)]], "
+		  "kernel.statement(\"f@file:line\"), "
 		  "module(\"m\").function(\"pattern\")[.call|.return], "
 		  "kernel.trace(\"subsystem:event\"), never, "
 		  "procfs(\"NAME\").read[.maxsize(N)], procfs(\"NAME\").write, .umask(U), "

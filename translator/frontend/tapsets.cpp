@@ -205,14 +205,19 @@ std::vector<TapsetFile> load_tapsets(const std::vector<std::string> &dirs, const
 	return out;
 }
 
+static void aliases_of(const TapsetFile &t, std::vector<std::string> &out)
+{
+	for (const Probe &pr : t.script.probes)
+		if (pr.is_alias)
+			for (const ProbePoint &n : pr.alias_names)
+				out.push_back(probe_point_str(n));
+}
+
 std::vector<std::string> tapset_aliases(const std::vector<TapsetFile> &tapsets)
 {
 	std::vector<std::string> out;
 	for (const TapsetFile &t : tapsets)
-		for (const Probe &pr : t.script.probes)
-			if (pr.is_alias)
-				for (const ProbePoint &n : pr.alias_names)
-					out.push_back(probe_point_str(n));
+		aliases_of(t, out);
 	return out;
 }
 
@@ -241,8 +246,13 @@ std::vector<std::unique_ptr<SourceFile>> resolve_tapsets(Script &script,
 			// probe syscall.*: a wildcard over the aliases a tapset
 			// defines; syscall.read.return.maxactive(5): an alias and
 			// a suffix its expansions get
+			// (alias names only: 'probe b*' must not pull in a tapset
+			// for its function bio_rw_str)
+			std::vector<std::string> alias_names;
+			if (!tapsets[i].defines.empty())
+				aliases_of(tapsets[i], alias_names);
 			for (const auto &[w, wild] : points)
-				for (const std::string &d : tapsets[i].defines)
+				for (const std::string &d : alias_names)
 					if (!hit && w.size() > d.size() && w.compare(0, d.size(), d) == 0 &&
 					    w[d.size()] == '.')
 						hit = true;

@@ -9,8 +9,11 @@
  *   stp_tm_f1(i), stp_tm_f2(i), stp_tm_f3(i)   return i + 1, i + 2, i + 3
  *   stp_tm_other(i)                not matched by stp_tm_f*
  *   stp_tm_null(NULL)              a NULL struct pointer, returns -1
- * Writing "null" calls only stp_tm_null(NULL). The functions are noinline
- * and not static, so they have symbols, DWARF and kprobes.
+ * Writing "null" calls only stp_tm_null(NULL); "nt N" calls
+ * stp_tm_notrace(i) for i = 1..N: a notrace function, not in
+ * available_filter_functions, which an entry probe reaches only through a
+ * kprobe. The functions are noinline and not static, so they have symbols,
+ * DWARF and kprobes.
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -131,6 +134,12 @@ noinline long stp_tm_seven(long a, long b, long c, long d, long e, long f,
 	return a + b + c + d + e + f + g + h + i;
 }
 
+noinline notrace long stp_tm_notrace(long x)
+{
+	stp_tm_sink += x;
+	return x * 2;
+}
+
 static void stp_tm_round(int i)
 {
 	struct stp_tm_rec rec;
@@ -170,6 +179,13 @@ static ssize_t stp_tm_write(struct file *file, const char __user *ubuf,
 
 		stp_tm_locals(5, &rec);
 		stp_tm_seven(1, 2, 3, 4, 5, 6, 77, 88, 99);
+		return len;
+	}
+	if (!strncmp(buf, "nt ", 3)) {
+		if (kstrtoint(strim(buf + 3), 10, &n) || n < 0 || n > 1000000)
+			return -EINVAL;
+		for (i = 1; i <= n; i++)
+			stp_tm_notrace(i);
 		return len;
 	}
 	if (kstrtoint(strim(buf), 10, &n) || n < 0 || n > 1000000)

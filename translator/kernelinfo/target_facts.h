@@ -48,6 +48,7 @@ public:
 			       const std::vector<std::string> &members) const override;
 	TracepointLookup tracepoints(const std::string &sys) const override;
 	SymbolCheck check_symbol(const std::string &module, const std::string &name) const override;
+	std::optional<SymbolDelta> symbol_delta(const std::string &name) const override;
 	Result<Pretty> type_members(const KernelFunction &f, const std::string &spelling,
 				    bool in_return, int depth) const override;
 	Result<std::vector<KernelParam>> locals(const KernelFunction &f) const override;

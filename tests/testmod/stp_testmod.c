@@ -9,11 +9,8 @@
  *   stp_tm_f1(i), stp_tm_f2(i), stp_tm_f3(i)   return i + 1, i + 2, i + 3
  *   stp_tm_other(i)                not matched by stp_tm_f*
  *   stp_tm_null(NULL)              a NULL struct pointer, returns -1
- * Writing "null" calls only stp_tm_null(NULL); "nt N" calls
- * stp_tm_notrace(i) for i = 1..N: a notrace function, not in
- * available_filter_functions, which an entry probe reaches only through a
- * kprobe. The functions are noinline and not static, so they have symbols,
- * DWARF and kprobes.
+ * Writing "null" calls only stp_tm_null(NULL). The functions are noinline
+ * and not static, so they have symbols, DWARF and kprobes.
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -134,6 +131,12 @@ noinline long stp_tm_seven(long a, long b, long c, long d, long e, long f,
 	return a + b + c + d + e + f + g + h + i;
 }
 
+/*
+ * Writing "nt N" calls stp_tm_notrace(i) for i = 1..N: a notrace function,
+ * not in available_filter_functions, which an entry probe reaches only
+ * through a kprobe (runtime/stp_ftrace.h). (Added after the functions whose
+ * line numbers the tests name.)
+ */
 noinline notrace long stp_tm_notrace(long x)
 {
 	stp_tm_sink += x;

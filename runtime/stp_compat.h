@@ -321,4 +321,26 @@ static inline u64 stp_cycles_per_sec(void)
 #endif
 }
 
+/*
+ * Entry probes through one ftrace_ops (stp_ftrace.h): x86-64 kernels with
+ * DYNAMIC_FTRACE_WITH_REGS (6.1 and 6.12 alike), where the callback gets
+ * the full pt_regs a kprobe handler would (FTRACE_OPS_FL_SAVE_REGS,
+ * ftrace_get_regs()). arm64 keeps kprobes at entry: 6.2+ has only
+ * WITH_ARGS (no full pt_regs) and its backtraces start from a BRK kprobe's
+ * exception frame (stp_backtrace.h). -D STP_NO_FTRACE_OPS forces kprobes.
+ */
+#if defined(CONFIG_X86_64) && defined(CONFIG_DYNAMIC_FTRACE_WITH_REGS) && \
+	!defined(STP_NO_FTRACE_OPS)
+#define STP_HAVE_FTRACE_OPS 1
+#include <linux/ftrace.h>
+#include <linux/trace_recursion.h>
+/*
+ * the ip a kprobe's pre_handler sees at a function's ftrace site (x86:
+ * just past the int3 it emulates): handlers see the same through ftrace
+ */
+#define STP_FTRACE_HANDLER_IP(ip) ((ip) + sizeof(kprobe_opcode_t))
+/* the ftrace site is at most this far into a function (x86 IBT: ENDBR64 first) */
+#define STP_FTRACE_SITE_MAX 16
+#endif
+
 #endif /* STP_COMPAT_H */

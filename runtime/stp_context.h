@@ -76,6 +76,13 @@ struct stp_probe {
 	enum stp_probe_kind kind;
 	const char *symbol;		/* KPROBE, KRETPROBE */
 	unsigned int offset;		/* KPROBE: bytes into symbol (0: entry) */
+	/* KPROBE, KRETPROBE of a kernel symbol the translator found once in
+	 * the target's symbol table: its address minus register_kprobe's
+	 * there (KASLR moves both alike); checked against kallsyms at load */
+	long long sym_delta;
+	int has_sym_delta;
+	const char *sym_shown;		/* the name kallsyms gives that address
+					   when another alias comes first (NULL: symbol) */
 	u64 period_ns;			/* TIMER */
 	u64 randomize_ns;		/* TIMER: each period +- up to this */
 	const char *name;		/* probe point as written, for messages */
@@ -127,6 +134,9 @@ struct stp_probe {
 #endif
 	} u;
 	bool registered;
+	unsigned long addr;		/* KPROBE, KRETPROBE: the symbol's address
+					   (0: resolved by name at registration) */
+	bool via_ftrace;		/* KPROBE: in the ftrace_ops (stp_ftrace.h) */
 };
 
 /* per-CPU context of the probe body running on that CPU */

@@ -339,6 +339,8 @@ static enum hrtimer_restart stp_timer_handler(struct hrtimer *t)
 	return HRTIMER_RESTART;
 }
 
+#include "stp_ftrace.h"
+
 /* texts for the errors register_k(ret)probe() returns */
 static const char *stp_probe_errno_text(int err)
 {
@@ -361,12 +363,12 @@ static const char *stp_probe_errno_text(int err)
 static u64 stp_probes_nmissed(void)
 {
 	struct stp_probe *p;
-	u64 n = 0;
+	u64 n = stp_ftrace_nmissed();
 	unsigned int i;
 
 	for (i = 0; i < stp_session.nprobes; i++) {
 		p = &stp_session.probes[i];
-		if (p->kind == STP_PROBE_KPROBE)
+		if (p->kind == STP_PROBE_KPROBE && !p->via_ftrace)
 			n += READ_ONCE(p->u.kp.nmissed);
 		else if (p->kind == STP_PROBE_KRETPROBE)
 			n += READ_ONCE(p->u.rp.nmissed) +
@@ -375,18 +377,22 @@ static u64 stp_probes_nmissed(void)
 	return n;
 }
 
-/* unregisters every registered tracepoint, kprobe and kretprobe; sleeps */
+/*
+ * unregisters every registered tracepoint, the ftrace_ops, kprobes and
+ * kretprobes (each batch with one wait for running handlers); sleeps
+ */
 static void stp_probes_unregister(void)
 {
 	struct stp_probe *p;
 	unsigned int i, nk = 0, nr = 0;
 
 	stp_tracepoints_unregister(stp_session.probes, stp_session.nprobes);
+	stp_ftrace_unregister();
 	if (!stp_kprobe_ptrs || !stp_kretprobe_ptrs)
 		return;
 	for (i = 0; i < stp_session.nprobes; i++) {
 		p = &stp_session.probes[i];
-		if (!p->registered)
+		if (!p->registered || p->via_ftrace)
 			continue;
 		if (p->kind == STP_PROBE_KPROBE)
 			stp_kprobe_ptrs[nk++] = &p->u.kp;
@@ -394,8 +400,10 @@ static void stp_probes_unregister(void)
 			stp_kretprobe_ptrs[nr++] = &p->u.rp;
 	}
 	/* both wait until no handler of theirs runs any more */
-	unregister_kprobes(stp_kprobe_ptrs, nk);
-	unregister_kretprobes(stp_kretprobe_ptrs, nr);
+	if (nk)
+		unregister_kprobes(stp_kprobe_ptrs, nk);
+	if (nr)
+		unregister_kretprobes(stp_kretprobe_ptrs, nr);
 	for (i = 0; i < stp_session.nprobes; i++) {
 		p = &stp_session.probes[i];
 		if (p->kind == STP_PROBE_KPROBE || p->kind == STP_PROBE_KRETPROBE)
@@ -405,6 +413,7 @@ static void stp_probes_unregister(void)
 
 static void stp_probes_free(void)
 {
+	stp_ftrace_free();
 	kfree(stp_kprobe_ptrs);
 	stp_kprobe_ptrs = NULL;
 	kfree(stp_kretprobe_ptrs);
@@ -465,17 +474,42 @@ static int stp_probe_check(const struct stp_probe *p)
 	return -EINVAL;
 }
 
-static int stp_probe_register_one(struct stp_probe *p)
+/*
+ * The address of p's kernel symbol from the translator's distance to
+ * register_kprobe, if kallsyms names it exactly there ("sym+0x0/", or the
+ * alias kallsyms shows first there, sym_shown): 0 otherwise (no distance,
+ * another build of the kernel), and the kprobe is then placed by name. Saves register_kprobe()'s name lookup (a linear
+ * kallsyms scan before 6.2) and gives the ftrace_ops its address.
+ */
+static unsigned long stp_probe_resolve(const struct stp_probe *p)
 {
-	int rc;
+	static char buf[KSYM_SYMBOL_LEN];	/* module init runs one at a time */
+	const char *name = p->sym_shown ? p->sym_shown : p->symbol;
+	unsigned long a;
+	size_t n;
+
+	if (!p->has_sym_delta)
+		return 0;
+	a = (unsigned long)&register_kprobe + (unsigned long)p->sym_delta;
+	sprint_symbol(buf, a);
+	n = strlen(name);
+	if (strncmp(buf, name, n) || strncmp(buf + n, "+0x0/", 5))
+		return 0;
+	return a;
+}
+
+/* (re)initializes p's kprobe or kretprobe for registration */
+static void stp_probe_fill(struct stp_probe *p)
+{
+	struct kprobe *kp;
 
 	if (p->kind == STP_PROBE_KPROBE) {
-		p->u.kp.symbol_name = p->symbol;
-		p->u.kp.offset = p->offset;
-		p->u.kp.pre_handler = stp_kprobe_handler;
-		rc = register_kprobe(&p->u.kp);
+		memset(&p->u.kp, 0, sizeof(p->u.kp));
+		kp = &p->u.kp;
+		kp->pre_handler = stp_kprobe_handler;
 	} else {
-		p->u.rp.kp.symbol_name = p->symbol;
+		memset(&p->u.rp, 0, sizeof(p->u.rp));
+		kp = &p->u.rp.kp;
 		p->u.rp.handler = stp_kretprobe_handler;
 		p->u.rp.maxactive = p->maxactive;
 		if (p->ntvars || p->entry_fn) {
@@ -484,8 +518,23 @@ static int stp_probe_register_one(struct stp_probe *p)
 			p->u.rp.data_size = (p->ntvars + 2 + p->nentry) *
 					    sizeof(u64);
 		}
-		rc = register_kretprobe(&p->u.rp);
 	}
+	if (p->addr)
+		kp->addr = (kprobe_opcode_t *)p->addr;
+	else
+		kp->symbol_name = p->symbol;
+	kp->offset = p->offset;
+}
+
+static int stp_probe_register_one(struct stp_probe *p)
+{
+	int rc;
+
+	stp_probe_fill(p);
+	if (p->kind == STP_PROBE_KPROBE)
+		rc = register_kprobe(&p->u.kp);
+	else
+		rc = register_kretprobe(&p->u.rp);
 	if (rc && p->optional) {
 		stp_info("optional probe %s (%s) skipped: %s (%d)\n", p->name,
 			 p->loc, stp_probe_errno_text(rc), rc);
@@ -498,6 +547,50 @@ static int stp_probe_register_one(struct stp_probe *p)
 		return rc;
 	}
 	p->registered = true;
+	return 0;
+}
+
+/*
+ * Registers the probes of one kind (KPROBE: those not in the ftrace_ops)
+ * with one register_k(ret)probes() call: one wait for RCU instead of one
+ * per probe. When the batch fails (it then leaves nothing registered),
+ * one at a time, for the failing probe's message and optional probes.
+ * ptrs: room for every probe of the kind (a kretprobe array is passed as
+ * its own type).
+ */
+static int stp_kprobes_register_batch(struct stp_probe *probes, unsigned int n,
+				      enum stp_probe_kind kind, void *ptrs)
+{
+	struct kprobe **kps = ptrs;
+	struct kretprobe **rps = ptrs;
+	unsigned int i, k = 0;
+	int batch, rc;
+
+	for (i = 0; i < n; i++) {
+		struct stp_probe *p = &probes[i];
+
+		if (p->kind != kind || p->via_ftrace)
+			continue;
+		stp_probe_fill(p);
+		if (kind == STP_PROBE_KPROBE)
+			kps[k++] = &p->u.kp;
+		else
+			rps[k++] = &p->u.rp;
+	}
+	if (!k)
+		return 0;
+	batch = kind == STP_PROBE_KPROBE ? register_kprobes(kps, k)
+					 : register_kretprobes(rps, k);
+	for (i = 0; i < n; i++) {
+		struct stp_probe *p = &probes[i];
+
+		if (p->kind != kind || p->via_ftrace)
+			continue;
+		if (!batch)
+			p->registered = true;
+		else if ((rc = stp_probe_register_one(p)))
+			return rc;
+	}
 	return 0;
 }
 
@@ -529,14 +622,23 @@ static int stp_probes_register(struct stp_probe *probes, unsigned int n)
 		rc = -ENOMEM;
 		goto err_free;
 	}
-	for (i = 0; i < n; i++) {
-		if (probes[i].kind != STP_PROBE_KPROBE &&
-		    probes[i].kind != STP_PROBE_KRETPROBE)
-			continue;
-		rc = stp_probe_register_one(&probes[i]);
-		if (rc)
-			goto err_unregister;
-	}
+	for (i = 0; i < n; i++)
+		if (probes[i].kind == STP_PROBE_KPROBE ||
+		    probes[i].kind == STP_PROBE_KRETPROBE)
+			probes[i].addr = stp_probe_resolve(&probes[i]);
+	rc = stp_ftrace_register(probes, n);
+	if (rc)
+		goto err_unregister;
+	rc = stp_kprobes_register_batch(probes, n, STP_PROBE_KPROBE,
+					stp_kprobe_ptrs);
+	if (!rc)
+		rc = stp_kprobes_register_batch(probes, n, STP_PROBE_KRETPROBE,
+						stp_kretprobe_ptrs);
+	if (rc)
+		goto err_unregister;
+	if (nk || nr)		/* -v shows it: each probe's mechanism */
+		stp_info("probes: %u entry through ftrace_ops, %u kprobes, %u kretprobes\n",
+			 stp_ftrace_count(), nk - stp_ftrace_count(), nr);
 	rc = stp_tracepoints_register(probes, n);
 	if (rc)
 		goto err_unregister;

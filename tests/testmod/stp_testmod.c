@@ -131,6 +131,18 @@ noinline long stp_tm_seven(long a, long b, long c, long d, long e, long f,
 	return a + b + c + d + e + f + g + h + i;
 }
 
+/*
+ * Writing "nt N" calls stp_tm_notrace(i) for i = 1..N: a notrace function,
+ * not in available_filter_functions, which an entry probe reaches only
+ * through a kprobe (runtime/stp_ftrace.h). (Added after the functions whose
+ * line numbers the tests name.)
+ */
+noinline notrace long stp_tm_notrace(long x)
+{
+	stp_tm_sink += x;
+	return x * 2;
+}
+
 static void stp_tm_round(int i)
 {
 	struct stp_tm_rec rec;
@@ -348,6 +360,13 @@ static ssize_t stp_tm_write(struct file *file, const char __user *ubuf,
 #else
 		return -EOPNOTSUPP;
 #endif
+	}
+	if (!strncmp(buf, "nt ", 3)) {
+		if (kstrtoint(strim(buf + 3), 10, &n) || n < 0 || n > 1000000)
+			return -EINVAL;
+		for (i = 1; i <= n; i++)
+			stp_tm_notrace(i);
+		return len;
 	}
 	if (kstrtoint(strim(buf), 10, &n) || n < 0 || n > 1000000)
 		return -EINVAL;

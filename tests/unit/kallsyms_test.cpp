@@ -4,6 +4,7 @@
 // __ksymtab of exported symbols, the arm64 Image's PE header and code).
 #include "translator/kernelinfo/kallsyms.h"
 #include "translator/kernelinfo/kernel.h"
+#include "translator/kernelinfo/target_facts.h"
 
 #include <elf.h>
 #include <glob.h>
@@ -452,4 +453,37 @@ TEST(Kallsyms, Errors)
 	auto no_file = ksyms::read_kallsyms("/nonexistent/kallsyms");
 	ASSERT_FALSE(no_file.ok());
 	EXPECT_EQ(no_file.error().what, "cannot read /nonexistent/kallsyms: No such file or directory");
+}
+
+// symbol_delta: a name's distance to register_kprobe in the target's symbol
+// table, for names one symbol has (a kprobe by name takes the first of
+// several; data symbols are not probed); module symbols are not in it.
+TEST(Kallsyms, SymbolDeltaToRegisterKprobe)
+{
+	std::string path = testing::TempDir() + "/delta_test.kallsyms";
+	{
+		std::ofstream f(path);
+		f << "ffffffff81000000 T _stext\n"
+		  << "ffffffff81001000 t __do_sys_getpid\n"
+		  << "ffffffff81001000 T __x64_sys_getpid\n"
+		  << "ffffffff81002000 t dup_show\n"
+		  << "ffffffff81003000 t dup_show\n"
+		  << "ffffffff81004000 T register_kprobe\n"
+		  << "ffffffff81005000 t vfs_read\n"
+		  << "ffffffff81e00000 T _etext\n"
+		  << "ffffffff82000000 D some_data\n"
+		  << "ffffffffc0001000 t mod_fn\t[fake_module]\n";
+	}
+	TargetFactsOptions o;
+	o.symbols = path;
+	TargetKernelFacts facts(o, nullptr);
+	using D = std::optional<SymbolDelta>;
+	EXPECT_EQ(facts.symbol_delta("__x64_sys_getpid"), D(SymbolDelta{-0x3000, "__do_sys_getpid"}));
+	EXPECT_EQ(facts.symbol_delta("__do_sys_getpid"), D(SymbolDelta{-0x3000, "__do_sys_getpid"}));
+	EXPECT_EQ(facts.symbol_delta("vfs_read"), D(SymbolDelta{0x1000, "vfs_read"}));
+	EXPECT_EQ(facts.symbol_delta("register_kprobe"), D(SymbolDelta{0, "register_kprobe"}));
+	EXPECT_FALSE(facts.symbol_delta("dup_show"));
+	EXPECT_FALSE(facts.symbol_delta("some_data"));
+	EXPECT_FALSE(facts.symbol_delta("mod_fn"));
+	EXPECT_FALSE(facts.symbol_delta("nosuch"));
 }

@@ -103,6 +103,18 @@ public:
 		return c;
 	}
 
+	// register_kprobe at 0x1000, __x64_sys_getpid at 0x400 (an alias of
+	// __do_sys_getpid, first there) and vfs_read at 0x2340 in the fake
+	// symbol table (each name once)
+	std::optional<SymbolDelta> symbol_delta(const std::string &name) const override
+	{
+		if (name == "__x64_sys_getpid")
+			return SymbolDelta{-0xc00, "__do_sys_getpid"};
+		if (name == "vfs_read")
+			return SymbolDelta{0x1340, "vfs_read"};
+		return std::nullopt;
+	}
+
 private:
 	KernelFunction vfs_read_;
 	TracepointSubsystem sched_;
@@ -222,6 +234,41 @@ TEST(KernelFacts, KprobeSymbolsCheckedAtPassTwo)
 	// modules: the fake knows nothing, the kernel checks at load
 	Checked mod("probe kprobe.module(\"ext4\").function(\"nosuch\") {}", &facts);
 	EXPECT_FALSE(mod.diags.has_errors()) << mod.rendered();
+}
+
+// Kernel function probes carry their symbol's distance to register_kprobe
+// into the probe table (runtime/stp_ftrace.h places entry probes by it);
+// module symbols and symbols the table lacks have none.
+TEST(KernelFacts, KprobesCarryTheSymbolDelta)
+{
+	FakeFacts facts;
+	Diagnostics diags;
+	Parsed parsed = parse_pass(
+		std::make_unique<SourceFile>(
+			"t.stp", "probe kprobe.function(\"__x64_sys_getpid\") {}\n"
+				 "probe kernel.function(\"vfs_read\").return {}\n"
+				 "probe kprobe.module(\"ext4\").function(\"ext4_sync_fs\") {}\n"),
+		diags);
+	TranslateOptions opts;
+	opts.module_name = "m";
+	Elaborated e = elaborate_pass(parsed, opts, &facts, diags);
+	ASSERT_FALSE(diags.has_errors());
+	ASSERT_EQ(e.sema.instances.size(), 3u);
+	EXPECT_EQ(e.sema.instances[0].point.sym_delta,
+		  std::optional<SymbolDelta>(SymbolDelta{-0xc00, "__do_sys_getpid"}));
+	EXPECT_EQ(e.sema.instances[1].point.sym_delta,
+		  std::optional<SymbolDelta>(SymbolDelta{0x1340, "vfs_read"}));
+	EXPECT_FALSE(e.sema.instances[2].point.sym_delta);
+	std::string c = translate_pass(parsed, e, opts).c_source;
+	EXPECT_NE(c.find(".symbol = \"__x64_sys_getpid\",\n\t\t.sym_delta = -3072LL,\n"
+			 "\t\t.has_sym_delta = 1,\n\t\t.sym_shown = \"__do_sys_getpid\",\n"),
+		  std::string::npos);
+	// vfs_read: kallsyms shows it under its own name
+	const std::string vfs = ".sym_delta = 4928LL,\n\t\t.has_sym_delta = 1,\n";
+	size_t at = c.find(vfs);
+	ASSERT_NE(at, std::string::npos);
+	EXPECT_NE(c.compare(at + vfs.size(), 13, "\t\t.sym_shown "), 0);
+	EXPECT_EQ(c.find(".sym_delta", c.find(".symbol = \"ext4:ext4_sync_fs\"")), std::string::npos);
 }
 
 // No facts: what a kernel without DWARF or build tree answers.

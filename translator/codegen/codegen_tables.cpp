@@ -230,6 +230,11 @@ void Emitter::probe_table()
 			os_ << "\t\t.symbol = " << c_string(p.symbol) << ",\n";
 		if (p.offset)
 			os_ << "\t\t.offset = " << p.offset << ",\n";
+		if (p.sym_delta) {
+			os_ << "\t\t.sym_delta = " << p.sym_delta->delta << "LL,\n\t\t.has_sym_delta = 1,\n";
+			if (p.sym_delta->shown_as != p.symbol)
+				os_ << "\t\t.sym_shown = " << c_string(p.sym_delta->shown_as) << ",\n";
+		}
 		if (!p.tvars.empty())
 			os_ << "\t\t.tvars = stp_tvars_" << pidx << ",\n\t\t.ntvars = "
 			    << p.tvars.size() << ",\n";

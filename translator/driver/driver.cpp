@@ -15,6 +15,7 @@
 #include "translator/driver/run_pass.h"
 #include "translator/driver/timer.h"
 #include "translator/frontend/printer.h"
+#include "translator/kernelinfo/kernel.h"
 
 namespace stap_pmu {
 
@@ -86,6 +87,42 @@ std::string pass2_summary(const Elaborated &elab)
 	       ", " + count(elab.sema.events.size(), "PMU event");
 }
 
+// -v: how the kernel function probes will be placed (runtime/stp_ftrace.h
+// decides at load which entry functions ftrace takes); -vv: each probe's.
+std::vector<std::string> kprobe_summary(const Elaborated &elab, const Cli &cli)
+{
+	bool x86 = kernel::normalize_arch(!cli.arch.empty()      ? cli.arch
+					  : !cli.vm_arch.empty() ? cli.vm_arch
+								 : kernel::host_debian_arch()) == "amd64";
+	size_t entry = 0, kprobes = 0, rets = 0;
+	std::vector<std::string> lines;
+	for (const auto &pi : elab.sema.instances) {
+		const ResolvedPoint &p = pi.point;
+		std::string how;
+		if (p.kind == ProbeKind::Kretprobe)
+			how = "kretprobe", rets++;
+		else if (p.kind != ProbeKind::Kprobe)
+			continue;
+		else if (x86 && !p.offset && p.sym_delta)
+			how = "entry: ftrace_ops if ftrace-able at load, else kprobe", entry++;
+		else
+			how = std::string("kprobe (") +
+			      (p.offset ? "mid-function" : !x86 ? "entry on this architecture"
+					  : p.symbol.find(':') != std::string::npos
+						  ? "module function"
+						  : "no unique address in the symbol table") +
+			      ")",
+			kprobes++;
+		if (cli.verbose > 1)
+			lines.push_back("  " + p.name + ": " + how);
+	}
+	if (entry + kprobes + rets)
+		lines.insert(lines.begin(), "Pass 2: kernel probes: " + count(entry, "entry probe") +
+						    " through ftrace_ops if ftrace-able, else kprobes; " +
+						    count(kprobes, "kprobe") + ", " + count(rets, "kretprobe"));
+	return lines;
+}
+
 // Passes 1-3's results, or the exit status when the invocation ends with one
 // of them (-p1, -p2, -p3 or script errors).
 struct Front {
@@ -133,6 +170,9 @@ void elaborate_and_translate(const Cli &cli, const TranslateOptions &topts, Diag
 		timer.pass(pass2_summary(elab));
 	if (cli.verbose && !elab.sema.events.empty() && !diags.has_errors())
 		for (const std::string &line : pmu_summary(elab.pmu))
+			std::cerr << line << "\n";
+	if (cli.verbose && !diags.has_errors())
+		for (const std::string &line : kprobe_summary(elab, cli))
 			std::cerr << line << "\n";
 	if (diags.has_errors()) {
 		f.exit = 1;

@@ -173,4 +173,22 @@ SymbolCheck TargetKernelFacts::check_symbol(const std::string &module,
 	return c;
 }
 
+std::optional<SymbolDelta> TargetKernelFacts::symbol_delta(const std::string &name) const
+{
+	const ksyms::SymbolTable *syms = symbols();
+	if (!syms)
+		return std::nullopt;
+	std::vector<const ksyms::Symbol *> same = syms->named(name);
+	std::vector<const ksyms::Symbol *> anchor = syms->text("register_kprobe");
+	if (same.size() != 1 || !syms->is_text(*same[0]) || anchor.size() != 1 ||
+	    !same[0]->addr || !anchor[0]->addr)
+		return std::nullopt;
+	// kallsyms names an address by the first symbol there, in its order
+	const std::vector<ksyms::Symbol> &all = syms->symbols();
+	size_t i = static_cast<size_t>(same[0] - all.data());
+	while (i && all[i - 1].addr == same[0]->addr)
+		i--;
+	return SymbolDelta{static_cast<int64_t>(same[0]->addr - anchor[0]->addr), all[i].name};
+}
+
 } // namespace stap_pmu

@@ -52,6 +52,7 @@ public:
 		return dwarf_.tracepoint_subsystems(event_glob);
 	}
 	SymbolCheck check_symbol(const std::string &module, const std::string &name) const override;
+	std::optional<SymbolDelta> symbol_delta(const std::string &name) const override;
 	Result<Pretty> type_members(const KernelFunction &f, const std::string &spelling,
 				    bool in_return, int depth) const override;
 	Result<std::vector<KernelParam>> locals(const KernelFunction &f) const override;

@@ -117,6 +117,8 @@ static std::optional<std::vector<ResolvedPoint>> resolve(const ProbePoint &pp,
 		r.kind = ret ? ProbeKind::Kretprobe : ProbeKind::Kprobe;
 		r.symbol = module.empty() ? fn.name : module + ":" + fn.name;
 		r.offset = fn.offset;
+		if (module.empty())
+			r.sym_delta = ctx.facts.symbol_delta(fn.name);
 		r.maxactive = maxactive;
 		r.loc = pp.loc;
 		std::string spec = fn.name;

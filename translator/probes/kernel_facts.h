@@ -143,6 +143,19 @@ struct SymbolCheck {
 	std::vector<std::string> nearest; // not found: the closest probeable names
 };
 
+// Where a kernel text symbol is, relative to register_kprobe
+// (KernelFacts::symbol_delta), and the name kallsyms gives that address:
+// the first of the aliases there (__x64_sys_getpid is an alias of
+// __do_sys_getpid), which the runtime's check expects.
+struct SymbolDelta {
+	int64_t delta = 0;
+	std::string shown_as;
+	bool operator==(const SymbolDelta &o) const
+	{
+		return delta == o.delta && shown_as == o.shown_as;
+	}
+};
+
 // A value as $var$ pretty-prints it: a struct or union with its members, an
 // array with its element, or a scalar (KernelFacts::type_members).
 struct TypeMember {
@@ -236,6 +249,18 @@ public:
 		(void)f;
 		return fail("locals need the debugging information (DWARF) of the function, "
 			    "which BTF does not carry");
+	}
+
+	// The distance from the kernel's register_kprobe to its text symbol
+	// `name` in the target's symbol table, when exactly one symbol has
+	// that name: the runtime adds it to register_kprobe's address at load
+	// (KASLR moves both alike) and checks the result with kallsyms, which
+	// places an entry probe in the module's one ftrace_ops without a name
+	// lookup (runtime/stp_ftrace.h). The default knows none.
+	virtual std::optional<SymbolDelta> symbol_delta(const std::string &name) const
+	{
+		(void)name;
+		return std::nullopt;
 	}
 
 	// Whether `name` is a probeable text symbol of `module` ("" : the

@@ -64,6 +64,8 @@ static std::optional<ResolvedPoint> resolve(const ProbePoint &pp, const ProbeCon
 	ResolvedPoint r;
 	r.kind = ProbeKind::Kprobe;
 	r.symbol = module.empty() ? f.str_arg : module + ":" + f.str_arg;
+	if (module.empty())
+		r.sym_delta = ctx.facts.symbol_delta(f.str_arg);
 	r.loc = pp.loc;
 	if (cs.size() > 2 && cs[2].name == "return" && !take_maxactive(cs, 3, diags, r.maxactive))
 		return std::nullopt;

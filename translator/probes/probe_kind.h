@@ -28,6 +28,9 @@ struct ResolvedPoint {
 	std::string name;      // canonical spelling, e.g. kprobe.function("f").return
 	std::string symbol;    // kprobes: kernel symbol, or "module:symbol"
 	uint32_t offset = 0;   // kprobes: bytes into symbol (func@file:line)
+	// kprobes on a kernel symbol: its distance to register_kprobe in the
+	// target's symbol table (KernelFacts::symbol_delta), when known
+	std::optional<SymbolDelta> sym_delta;
 	// DWARF probe points: the function (for target variables); target
 	// variables of the body, in the order of the body's spellings (sema)
 	std::shared_ptr<const KernelFunction> func;

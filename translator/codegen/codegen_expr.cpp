@@ -21,7 +21,18 @@ std::string Emitter::var_ref(const Symbol &s)
 std::string Emitter::ref_of(const Expr &v)
 {
 	const Symbol *s = sema_.symbol_of(v);
+	if (s && is_percpu_number(*s))
+		return "stp_pcpu_get_" + s->name + "()";
 	return s ? var_ref(*s) : "/*?*/0";
+}
+
+// n++, n += e, ... of a per-CPU number whose value is not used (sema's
+// accumulates): an add to this CPU's copy, no lock (handlers run with
+// interrupts off)
+std::string Emitter::percpu_add(const Symbol &s, bool sub, const std::string &v)
+{
+	return std::string("({ ") + (sub ? "__this_cpu_sub" : "__this_cpu_add") + "(g_" + s.name +
+	       ", (u64)(" + v + ")); (s64)0; })";
 }
 
 // (&(struct stp_key){ .n = { [0] = a }, .s = { [1] = b } })
@@ -270,6 +281,15 @@ std::string Emitter::assign(const Expr &e)
 	if (sym == sema_.procfs_value.get()) // $value of a procfs probe
 		return std::string(op == ".=" ? "stp_procfs_append" : "stp_procfs_set") + "(c, " +
 		       rhs + ")";
+	if (is_percpu_number(*sym)) {
+		if (sema_.accumulates.count(&e))
+			return percpu_add(*sym, op == "-=", rhs);
+		// begin, end, error: nothing else runs (sema/storage.cpp)
+		std::string v = uniq("v_");
+		std::string val = op == "=" ? v : arith(op.substr(0, op.size() - 1),
+							"stp_pcpu_get_" + sym->name + "()", v);
+		return "({ s64 " + v + " = " + rhs + "; stp_pcpu_set_" + sym->name + "(" + val + "); })";
+	}
 	if (lhs.kind == ExprKind::Index) {
 		may_fail_ = true;
 		std::string k = key(lhs);
@@ -316,6 +336,14 @@ std::string Emitter::incdec(const Expr &e)
 		       "); " + (e.prefix ? upd + "; *" + p + ";"
 					 : "s64 o_ = *" + p + "; " + upd + "; o_;") +
 		       " })";
+	}
+	if (is_percpu_number(*sym)) {
+		if (sema_.accumulates.count(&e))
+			return percpu_add(*sym, op == "-", "1");
+		std::string o = uniq("o_");
+		std::string upd = "stp_pcpu_set_" + sym->name + "((s64)((u64)" + o + " " + op + " 1))";
+		return "({ s64 " + o + " = stp_pcpu_get_" + sym->name + "(); " +
+		       (e.prefix ? upd + ";" : upd + "; " + o + ";") + " })";
 	}
 	std::string v = var_ref(*sym);
 	std::string upd = v + " = (s64)((u64)" + v + " " + op + " 1)";

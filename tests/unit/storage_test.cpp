@@ -69,7 +69,7 @@ TEST(Storage, BeginEndAndErrorMayAssignTimersMayNot)
 		  "per-CPU: only n++ in probes; read in begin, end, error");
 	EXPECT_EQ(why(std::string("global n\n") + kp + "{ n++ }\nprobe timer.s(1) { println(n); n = 0 }",
 		      "n"),
-		  "shared: n = e in a timer probe at t.stp:3:34");
+		  "shared: n = e in a timer probe at t.stp:3:32");
 	EXPECT_EQ(why(std::string("global n\n") + kp + "{ n++ }\nprobe timer.s(1) { delete n }", "n"),
 		  "shared: deleted in a timer probe at t.stp:3:20");
 }
@@ -79,11 +79,11 @@ TEST(Storage, HotReadsAndUsedValuesKeepTheLock)
 	EXPECT_EQ(why(std::string("global n\n") + kp + "{ n++; if (n > 10) exit() }", "n"),
 		  "shared: read in probe kprobe.function(\"f\") at t.stp:2:39");
 	EXPECT_EQ(why(std::string("global n\n") + kp + "{ x = n++; println(x) }", "n"),
-		  "shared: the value of n++ in probe kprobe.function(\"f\") at t.stp:2:35");
+		  "shared: the value of n++ in probe kprobe.function(\"f\") at t.stp:2:34");
 	EXPECT_EQ(why(std::string("global n\n") + kp + "{ n = 1 }", "n"),
-		  "shared: n = e in probe kprobe.function(\"f\") at t.stp:2:32");
+		  "shared: n = e in probe kprobe.function(\"f\") at t.stp:2:30");
 	EXPECT_EQ(why(std::string("global n\n") + kp + "{ n *= 3 }", "n"),
-		  "shared: n *= e in probe kprobe.function(\"f\") at t.stp:2:32");
+		  "shared: n *= e in probe kprobe.function(\"f\") at t.stp:2:30");
 	EXPECT_EQ(why("global n\nprobe begin { n = 1 }\nprobe end { println(n) }", "n"),
 		  "shared: no probe adds to it outside begin/end/error");
 	EXPECT_EQ(why(std::string("global a\n") + kp + "{ a[pid()]++ }\nprobe end { println(a[1]) }",

@@ -35,15 +35,6 @@ std::string why(const std::string &text, const std::string &name)
 	return std::string(g.storage == Storage::PerCpu ? "per-CPU: " : "shared: ") + g.storage_why;
 }
 
-std::string code_of(Checked &c)
-{
-	CodegenInput in;
-	in.script = &c.script;
-	in.sema = &c.sema;
-	in.module_name = "m";
-	return generate_c(in);
-}
-
 } // namespace
 
 TEST(Storage, AccumulateOnlyNumbersArePerCpu)
@@ -144,7 +135,10 @@ TEST(Storage, GeneratedCAddsPerCpuAndMergesOnRead)
 	Checked c(std::string("global n = 7\n") + kp +
 		  "{ n++; n -= 2 }\nprobe end { println(n); n = 0 }");
 	ASSERT_FALSE(c.diags.has_errors()) << c.rendered();
-	std::string code = code_of(c);
+	CodegenInput in;
+	in.script = &c.script;
+	in.sema = &c.sema;
+	std::string code = generate_c(in);
 	EXPECT_NE(code.find("static DEFINE_PER_CPU(u64, g_n);"), std::string::npos);
 	EXPECT_NE(code.find("static u64 g_n_base = (u64)7LL;"), std::string::npos);
 	EXPECT_NE(code.find("__this_cpu_add(g_n, (u64)(1));"), std::string::npos);

@@ -205,7 +205,7 @@ void Analysis::walk(const Expr &e, Ctx ctx, const std::string &where, bool used)
 				facts_[g].adds.insert(op);
 		} else if (ctx != Alone) {
 			block(*g, std::string(add ? "the value of " : "") + op + " in " + where,
-			      e.loc);
+			      e.args[0]->loc);
 		} else if (used || e.text != "=") {
 			facts_[g].readers.insert(reader_); // x = n++, n *= 2 read it
 		}

@@ -292,17 +292,16 @@ std::string Emitter::assign(const Expr &e)
 	}
 	if (lhs.kind == ExprKind::Index) {
 		may_fail_ = true;
-		std::string k = key(lhs);
 		std::string v = uniq("v_");
 		if (t == Type::String) {
 			const char *fn = op == ".=" ? "stp_strlcat" : "stp_strlcpy";
 			return "({ const char *" + v + " = " + rhs + "; (const char *)" + fn +
-			       "(stp_map_sref(c, &g_" + sym->name + ", " + k + "), " + v + "); })";
+			       "(stp_map_sref(c, &g_" + sym->name + ", " + key(lhs) + "), " + v + "); })";
 		}
 		std::string p = uniq("p_");
 		std::string val = op == "=" ? v : arith(op.substr(0, op.size() - 1), "*" + p, v);
-		return "({ s64 " + v + " = " + rhs + "; s64 *" + p + " = stp_map_lref(c, &g_" +
-		       sym->name + ", " + k + "); *" + p + " = " + val + "; })";
+		return "({ s64 " + v + " = " + rhs + "; s64 *" + p + " = " + lref(lhs) + "; *" +
+		       p + " = " + val + "; })";
 	}
 	std::string l = var_ref(*sym);
 	if (t == Type::String) {
@@ -321,6 +320,18 @@ std::string Emitter::assign(const Expr &e)
 	return "(" + l + " = " + arith(op.substr(0, op.size() - 1), l, rhs) + ")";
 }
 
+// The element of a[...] to store into: an array with one long key (the
+// common a[pid()]++) looks it up without a struct stp_key
+// (runtime/stp_map.h stp_map_lref_n1)
+std::string Emitter::lref(const Expr &t)
+{
+	const Symbol *sym = sema_.symbol_of(t);
+	if (sym->keys.size() == 1 && sym->keys[0] == Type::Long && t.args.size() == 1 &&
+	    t.args[0]->kind != ExprKind::Wildcard)
+		return "stp_map_lref_n1(c, &g_" + sym->name + ", " + expr(*t.args[0]) + ")";
+	return "stp_map_lref(c, &g_" + sym->name + ", " + key(t) + ")";
+}
+
 std::string Emitter::incdec(const Expr &e)
 {
 	const Expr &t = *e.args[0];
@@ -332,8 +343,8 @@ std::string Emitter::incdec(const Expr &e)
 		may_fail_ = true;
 		std::string p = uniq("p_");
 		std::string upd = "*" + p + " = (s64)((u64)*" + p + " " + op + " 1)";
-		return "({ s64 *" + p + " = stp_map_lref(c, &g_" + sym->name + ", " + key(t) +
-		       "); " + (e.prefix ? upd + "; *" + p + ";"
+		return "({ s64 *" + p + " = " + lref(t) + "; " +
+		       (e.prefix ? upd + "; *" + p + ";"
 					 : "s64 o_ = *" + p + "; " + upd + "; o_;") +
 		       " })";
 	}

@@ -208,6 +208,8 @@ private:
 
 	std::string incdec(const Expr &e);
 
+	std::string lref(const Expr &t);
+
 	std::pair<std::string, std::string> print_piece(const Expr &a, const std::string &v);
 
 	static std::string escape_percent(const std::string &s);

@@ -300,6 +300,39 @@ static inline s64 *stp_map_lref(struct stp_context *c, struct stp_map *m,
 	return stp_mval(m, e);
 }
 
+/*
+ * a[k] of an array with one long key, the common a[pid()]++: the lookup
+ * without building a struct stp_key (a memset of every key slot) or the
+ * loops over key types; the same hash as stp_map_hash, so both paths find
+ * the same entries. A new entry goes through stp_map_lref, out of line.
+ */
+static __always_inline u32 stp_map_hash_n1(s64 k)
+{
+	u64 h = hash_64(0xcbf29ce484222325ULL ^ (u64)k, 64);
+
+	return (u32)(h ^ (h >> 32));
+}
+
+static noinline s64 *stp_map_lref_n1_new(struct stp_context *c, struct stp_map *m, s64 k)
+{
+	struct stp_key key = { .n = { [0] = k } };
+
+	return stp_map_lref(c, m, &key);
+}
+
+static inline s64 *stp_map_lref_n1(struct stp_context *c, struct stp_map *m, s64 k)
+{
+	u32 h = stp_map_hash_n1(k), i;
+	struct stp_ment *e;
+
+	for (i = m->heads[h & (m->nheads - 1)]; i != STP_NIL; i = e->hnext) {
+		e = stp_map_ent(m, i);
+		if (e->hash == h && *(s64 *)((char *)e + m->koff[0]) == k)
+			return stp_mval(m, e);
+	}
+	return stp_map_lref_n1_new(c, m, k);
+}
+
 static inline char *stp_map_sref(struct stp_context *c, struct stp_map *m,
 				 const struct stp_key *k)
 {

@@ -3,6 +3,7 @@
 # its time, in stap's words:
 #   Pass 1: parsed user script and N library scripts in Tms.
 #   Pass 2: analyzed script: P probes, F functions, G globals, E PMU events in Tms.
+#   global NAME: per-CPU (WHY) | global NAME: shared, locked (WHY)   (one per global)
 #   Pass 3: translated to C into "DIR/NAME.c" in Tms.   (-p3: "translated to C")
 #   Pass 4: compiled C into "NAME.ko" for RELEASE in Tms.
 #   Pass 3-4: using cached module PATH                 (a module cache hit)
@@ -35,6 +36,9 @@ has 'Pass 1: parsed user script and 1 library script in [0-9]+ms\.'
 has 'Pass 2: analyzed script: 3 probes, 0 functions, 2 globals, 2 PMU events in [0-9]+ms\.'
 has 'Pass 3: translated to C in [0-9]+ms\.'
 grep -q '^Pass 4' err && say "-p3 printed a Pass 4 line"
+# then one line per global: where it lives and why (sema/storage.cpp)
+has 'global a: per-CPU \(only a\+\+ in probes; read in end\)'
+has 'global b: shared, locked \(no probe adds to it outside begin/end/error\)'
 
 # a module cache hit skips passes 2-4
 "$stap_pmu" -v -g -p4 -m verbose_t "$script" >out 2>err || { say "cached -p4 failed"; cat err; }

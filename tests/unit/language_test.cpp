@@ -143,10 +143,11 @@ TEST(Language, TypesFlowThroughFunctionsAndArrays)
 TEST(Language, ScalarStatisticsNeedNoLock)
 {
 	Checked c("global s, n\nprobe kprobe.function(\"f\") { s <<< 1 }\n"
-		  "probe kprobe.function(\"g\") { n++ }\nprobe end { println(@count(s), n) }");
+		  "probe kprobe.function(\"g\") { n++; if (n > 5) exit() }\n"
+		  "probe end { println(@count(s), n) }");
 	ASSERT_FALSE(c.diags.has_errors()) << c.rendered();
 	EXPECT_FALSE(c.sema.bodies[0].uses_globals); // per-CPU statistic
-	EXPECT_TRUE(c.sema.bodies[1].uses_globals);
+	EXPECT_TRUE(c.sema.bodies[1].uses_globals);  // n read in a probe: shared
 }
 
 TEST(Language, UnusedVariableWarningsAndModes)
@@ -182,7 +183,9 @@ TEST(Language, GeneratedCodeUsesTheRuntimeContracts)
 	for (const char *want : {"#define STP_HAVE_FRAMES 1", "#define STP_HAVE_MAPS 1",
 				 ".cap = 16,", ".wrap = true,", "static DEFINE_PER_CPU(struct stp_pcs_s, g_s);",
 				 "stp_map_sort(c, &g_a, 0, -1)", "stp_nest_enter(c)", "stp_hist_print(",
-				 "stp_actions(c, ", "#define STP_HIST_MAX 129"})
+				 "stp_actions(c, ", "#define STP_HIST_MAX 129",
+				 // one long key: the lookup without a struct stp_key
+				 "stp_map_lref_n1(c, &g_w, ((s64)1LL))", "stp_map_lref(c, &g_a, (&(struct stp_key)"})
 		EXPECT_NE(code.find(want), std::string::npos) << want;
 }
 

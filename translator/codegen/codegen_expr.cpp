@@ -21,7 +21,18 @@ std::string Emitter::var_ref(const Symbol &s)
 std::string Emitter::ref_of(const Expr &v)
 {
 	const Symbol *s = sema_.symbol_of(v);
+	if (s && is_percpu_number(*s))
+		return "stp_pcpu_get_" + s->name + "()";
 	return s ? var_ref(*s) : "/*?*/0";
+}
+
+// n++, n += e, ... of a per-CPU number whose value is not used (sema's
+// accumulates): an add to this CPU's copy, no lock (handlers run with
+// interrupts off)
+std::string Emitter::percpu_add(const Symbol &s, bool sub, const std::string &v)
+{
+	return std::string("({ ") + (sub ? "__this_cpu_sub" : "__this_cpu_add") + "(g_" + s.name +
+	       ", (u64)(" + v + ")); (s64)0; })";
 }
 
 // (&(struct stp_key){ .n = { [0] = a }, .s = { [1] = b } })
@@ -270,19 +281,27 @@ std::string Emitter::assign(const Expr &e)
 	if (sym == sema_.procfs_value.get()) // $value of a procfs probe
 		return std::string(op == ".=" ? "stp_procfs_append" : "stp_procfs_set") + "(c, " +
 		       rhs + ")";
+	if (is_percpu_number(*sym)) {
+		if (sema_.accumulates.count(&e))
+			return percpu_add(*sym, op == "-=", rhs);
+		// begin, end, error: nothing else runs (sema/storage.cpp)
+		std::string v = uniq("v_");
+		std::string val = op == "=" ? v : arith(op.substr(0, op.size() - 1),
+							"stp_pcpu_get_" + sym->name + "()", v);
+		return "({ s64 " + v + " = " + rhs + "; stp_pcpu_set_" + sym->name + "(" + val + "); })";
+	}
 	if (lhs.kind == ExprKind::Index) {
 		may_fail_ = true;
-		std::string k = key(lhs);
 		std::string v = uniq("v_");
 		if (t == Type::String) {
 			const char *fn = op == ".=" ? "stp_strlcat" : "stp_strlcpy";
 			return "({ const char *" + v + " = " + rhs + "; (const char *)" + fn +
-			       "(stp_map_sref(c, &g_" + sym->name + ", " + k + "), " + v + "); })";
+			       "(stp_map_sref(c, &g_" + sym->name + ", " + key(lhs) + "), " + v + "); })";
 		}
 		std::string p = uniq("p_");
 		std::string val = op == "=" ? v : arith(op.substr(0, op.size() - 1), "*" + p, v);
-		return "({ s64 " + v + " = " + rhs + "; s64 *" + p + " = stp_map_lref(c, &g_" +
-		       sym->name + ", " + k + "); *" + p + " = " + val + "; })";
+		return "({ s64 " + v + " = " + rhs + "; s64 *" + p + " = " + lref(lhs) + "; *" +
+		       p + " = " + val + "; })";
 	}
 	std::string l = var_ref(*sym);
 	if (t == Type::String) {
@@ -301,6 +320,18 @@ std::string Emitter::assign(const Expr &e)
 	return "(" + l + " = " + arith(op.substr(0, op.size() - 1), l, rhs) + ")";
 }
 
+// The element of a[...] to store into: an array with one long key (the
+// common a[pid()]++) looks it up without a struct stp_key
+// (runtime/stp_map.h stp_map_lref_n1)
+std::string Emitter::lref(const Expr &t)
+{
+	const Symbol *sym = sema_.symbol_of(t);
+	if (sym->keys.size() == 1 && sym->keys[0] == Type::Long && t.args.size() == 1 &&
+	    t.args[0]->kind != ExprKind::Wildcard)
+		return "stp_map_lref_n1(c, &g_" + sym->name + ", " + expr(*t.args[0]) + ")";
+	return "stp_map_lref(c, &g_" + sym->name + ", " + key(t) + ")";
+}
+
 std::string Emitter::incdec(const Expr &e)
 {
 	const Expr &t = *e.args[0];
@@ -312,10 +343,18 @@ std::string Emitter::incdec(const Expr &e)
 		may_fail_ = true;
 		std::string p = uniq("p_");
 		std::string upd = "*" + p + " = (s64)((u64)*" + p + " " + op + " 1)";
-		return "({ s64 *" + p + " = stp_map_lref(c, &g_" + sym->name + ", " + key(t) +
-		       "); " + (e.prefix ? upd + "; *" + p + ";"
+		return "({ s64 *" + p + " = " + lref(t) + "; " +
+		       (e.prefix ? upd + "; *" + p + ";"
 					 : "s64 o_ = *" + p + "; " + upd + "; o_;") +
 		       " })";
+	}
+	if (is_percpu_number(*sym)) {
+		if (sema_.accumulates.count(&e))
+			return percpu_add(*sym, op == "-", "1");
+		std::string o = uniq("o_");
+		std::string upd = "stp_pcpu_set_" + sym->name + "((s64)((u64)" + o + " " + op + " 1))";
+		return "({ s64 " + o + " = stp_pcpu_get_" + sym->name + "(); " +
+		       (e.prefix ? upd + ";" : upd + "; " + o + ";") + " })";
 	}
 	std::string v = var_ref(*sym);
 	std::string upd = v + " = (s64)((u64)" + v + " " + op + " 1)";

@@ -42,6 +42,12 @@ inline const char *ctype_enum(Type t)
 // initializer (codegen_expr.cpp)
 std::string tvar_steps(const TargetAccess &a);
 
+// a number kept per CPU: reads merge, accumulations add to this CPU's copy
+inline bool is_percpu_number(const Symbol &s)
+{
+	return s.global && !s.array && s.type == Type::Long && s.storage == Storage::PerCpu;
+}
+
 inline bool is_scalar_stat(const Symbol &s)
 {
 	return s.global && !s.array && s.type == Type::Stats;
@@ -100,6 +106,8 @@ private:
 	void hdesc(const Symbol &g);
 
 	void scalar_stat(const Symbol &g);
+
+	void percpu_number(const Symbol &g);
 
 	void maps_table();
 
@@ -178,6 +186,8 @@ private:
 
 	std::string ref_of(const Expr &v);
 
+	std::string percpu_add(const Symbol &s, bool sub, const std::string &v);
+
 	std::string key(const Expr &e); // '*' keys are left out (wildcards())
 
 	std::string expr(const Expr &e);
@@ -197,6 +207,8 @@ private:
 	std::string assign(const Expr &e);
 
 	std::string incdec(const Expr &e);
+
+	std::string lref(const Expr &t);
 
 	std::pair<std::string, std::string> print_piece(const Expr &a, const std::string &v);
 

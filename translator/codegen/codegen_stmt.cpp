@@ -510,6 +510,8 @@ std::string Emitter::del(const Expr &t, bool &mf)
 		return "stp_reset_" + sym->name + "()";
 	if (is_local_stat(*sym))
 		return "memset(&" + local_ref(*sym) + ", 0, sizeof(" + local_ref(*sym) + "))";
+	if (is_percpu_number(*sym)) // begin, end, error only (sema/storage.cpp)
+		return "stp_pcpu_set_" + sym->name + "(0)";
 	std::string r = var_ref(*sym);
 	if (sym->type == Type::String)
 		return r + "[0] = '\\0'";

@@ -16,6 +16,7 @@
 #include "translator/driver/timer.h"
 #include "translator/frontend/printer.h"
 #include "translator/kernelinfo/kernel.h"
+#include "translator/sema/storage.h"
 
 namespace stap_pmu {
 
@@ -174,6 +175,10 @@ void elaborate_and_translate(const Cli &cli, const TranslateOptions &topts, Diag
 	if (cli.verbose && !diags.has_errors())
 		for (const std::string &line : kprobe_summary(elab, cli))
 			std::cerr << line << "\n";
+	// where each global lives and why (sema/storage.cpp)
+	if (cli.verbose && !diags.has_errors())
+		for (const std::string &line : storage_summary(elab.sema))
+			std::cerr << "global " << line << "\n";
 	if (diags.has_errors()) {
 		f.exit = 1;
 		return;

@@ -4,6 +4,7 @@
 // and function body repeatedly, learning variable, array, parameter and
 // return types, until nothing changes; a final walk reports every error.
 #include "translator/sema/sema_impl.h"
+#include "translator/sema/storage.h"
 
 namespace stap_pmu {
 
@@ -199,7 +200,7 @@ void Checker::walk_all(bool report)
 {
 	report_ = report;
 	for (ProbeBody &b : r_.bodies) {
-		scope_ = {&b.locals, &b.uses_globals, &b.calls, nullptr};
+		scope_ = {&b.locals, &b.globals, &b.calls, nullptr};
 		cur_body_ = &b - r_.bodies.data();
 		loops_ = 0;
 		stmt(*b.body);
@@ -208,7 +209,7 @@ void Checker::walk_all(bool report)
 	for (FunctionInfo &f : r_.functions) {
 		if (!f.fn->body)
 			continue;
-		scope_ = {&f.locals, &f.uses_globals, &f.calls, &f};
+		scope_ = {&f.locals, &f.globals, &f.calls, &f};
 		loops_ = 0;
 		stmt(*f.fn->body);
 	}
@@ -329,7 +330,19 @@ bool Checker::tapset_file(const SourceFile *f) const
 
 void Checker::global_lock()
 {
-	// the global lock: a body needs it when any function it calls does
+	assign_storage(script_, r_);
+	// the global lock: a body needs it when it touches a global that is
+	// not per CPU, or any function it calls does
+	auto shared = [](const std::set<const Symbol *> &gs) {
+		for (const Symbol *g : gs)
+			if (g->storage == Storage::Shared)
+				return true;
+		return false;
+	};
+	for (FunctionInfo &f : r_.functions)
+		f.uses_globals = shared(f.globals);
+	for (ProbeBody &b : r_.bodies)
+		b.uses_globals = shared(b.globals);
 	bool again = true;
 	while (again) {
 		again = false;

@@ -21,6 +21,12 @@ namespace stap_pmu {
 // Histogram kinds a statistics aggregate collects (one per aggregate).
 enum class HistKind { None, Log, Linear };
 
+// Where a global lives (sema/storage.cpp): Shared, one copy that the
+// probes touching it lock; PerCpu, one copy per CPU added to without a
+// lock and merged when read (scalar statistics always; numbers that the
+// probes only accumulate into).
+enum class Storage { Shared, PerCpu };
+
 struct Symbol {
 	std::string name;
 	Type type = Type::Unknown; // arrays: the element type
@@ -42,6 +48,8 @@ struct Symbol {
 	int64_t hist_lo = 0, hist_hi = 0, hist_step = 0;
 	SourceLoc hist_loc;
 	bool variance = false;
+	Storage storage = Storage::Shared; // globals (sema/storage.cpp)
+	std::string storage_why;           // why, in the words of -p2 -v
 };
 
 struct EventUse {
@@ -63,6 +71,7 @@ struct ProbeBody {
 	std::unique_ptr<Stmt> owned;    // synthesized body (aliases, conditions)
 	std::vector<std::unique_ptr<Symbol>> locals;
 	bool uses_globals = false;      // needs the global lock
+	std::set<const Symbol *> globals; // globals it touches itself (not scalar statistics)
 	std::set<size_t> calls;         // functions called directly
 	// target variables the body reads ("$a->b", "@entry($a)"); each probe
 	// point of the body has their access in ResolvedPoint::tvars, same order
@@ -77,6 +86,7 @@ struct FunctionInfo {
 	Type ret = Type::Unknown;
 	std::vector<std::unique_ptr<Symbol>> locals; // parameters first
 	bool uses_globals = false;
+	std::set<const Symbol *> globals;
 	std::set<size_t> calls;
 	bool used = false;
 };
@@ -104,6 +114,9 @@ struct SemaResult {
 	// (pretty_parms or pretty_return, depth); the layouts are the points'
 	std::unordered_map<const Expr *, std::pair<size_t, int>> pretty_of;
 	std::unordered_map<const Expr *, int64_t> const_of;      // @defined($x) -> 0 or 1
+	// n++, n--, n += e, n -= e of a PerCpu global whose value is not used:
+	// an add to this CPU's copy (sema/storage.cpp)
+	std::set<const Expr *> accumulates;
 	// the condition of an if, ?:, && or || known at translation time
 	// (@defined, literals): 0 or 1. The branch it rules out was not
 	// checked (its target variables need not exist) and is not emitted.

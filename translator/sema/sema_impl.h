@@ -23,7 +23,7 @@ constexpr int max_alias_depth = 16;
 // What a walk is inside of: a probe body or a function.
 struct Scope {
 	std::vector<std::unique_ptr<Symbol>> *locals = nullptr;
-	bool *uses_globals = nullptr;
+	std::set<const Symbol *> *globals = nullptr; // globals touched
 	std::set<size_t> *calls = nullptr;
 	FunctionInfo *fn = nullptr;
 };

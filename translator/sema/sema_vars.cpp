@@ -15,15 +15,16 @@ Symbol *Checker::lookup(const std::string &name)
 	return nullptr;
 }
 
-// A global touched by a body: it takes the global lock unless the
-// global is a scalar statistic (per-CPU, merged on read).
+// A global touched by a body or function: global_lock() decides from
+// these and each global's storage (sema/storage.cpp) whether it locks.
+// Scalar statistics are per CPU and never lock.
 void Checker::touch(const Symbol &sym)
 {
 	if (!sym.global || !report_)
 		return;
 	if (sym.type == Type::Stats && !sym.array)
 		return;
-	*scope_.uses_globals = true;
+	scope_.globals->insert(&sym);
 }
 
 std::vector<std::string> Checker::visible_names()

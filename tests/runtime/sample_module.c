@@ -58,10 +58,35 @@ static int stp_pmu_init_tables(struct stp_probe *probes, unsigned int nprobes)
 
 /* --- globals --- */
 static s64 g_hits;
-static s64 g_ticks;
-static s64 g_samples;
 static s64 g_t0;
 static s64 g_t0_cpu = -1;
+
+/*
+ * ticks, samples: per-CPU numbers (only ++ in the timer and sampling
+ * probes, read in end: sema/storage.cpp), summed when read
+ */
+static DEFINE_PER_CPU(u64, g_ticks);
+static DEFINE_PER_CPU(u64, g_samples);
+
+static s64 stp_pcpu_get_ticks(void)
+{
+	u64 v = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		v += READ_ONCE(*per_cpu_ptr(&g_ticks, cpu));
+	return (s64)v;
+}
+
+static s64 stp_pcpu_get_samples(void)
+{
+	u64 v = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		v += READ_ONCE(*per_cpu_ptr(&g_samples, cpu));
+	return (s64)v;
+}
 
 /* lat: a per-CPU statistic (no histogram), merged into c->agg on read */
 static const struct stp_hdesc stp_hd_lat = { .kind = STP_HIST_NONE, .nb = 0 };
@@ -140,7 +165,7 @@ static void stp_probe_3(struct stp_context *c)
 	c->loc = "sample_module.stp:21:20";
 	if (unlikely(stp_actions(c, 1)))
 		return;
-	g_ticks++;
+	__this_cpu_add(g_ticks, 1);
 }
 
 static void stp_probe_4(struct stp_context *c)
@@ -148,7 +173,7 @@ static void stp_probe_4(struct stp_context *c)
 	c->loc = "sample_module.stp:23:53";
 	if (unlikely(stp_actions(c, 1)))
 		return;
-	g_samples++;
+	__this_cpu_add(g_samples, 1);
 }
 
 static void stp_probe_5(struct stp_context *c)
@@ -159,7 +184,7 @@ static void stp_probe_5(struct stp_context *c)
 	if (unlikely(stp_actions(c, 2)))
 		return;
 	stp_printf(c, "end: hits=%lld ticks=%lld samples=%lld\n", g_hits,
-		   g_ticks, g_samples);
+		   stp_pcpu_get_ticks(), stp_pcpu_get_samples());
 	if (stp_stat_count(c, stp_agg_lat(c))) {
 		c->loc = "sample_module.stp:28:3";
 		if (unlikely(stp_actions(c, 1)))
@@ -179,7 +204,10 @@ static void stp_probe_5(struct stp_context *c)
 	}
 }
 
-/* --- probe table (begin takes no lock: it touches no global) --- */
+/*
+ * --- probe table (begin takes no lock: it touches no global; the timer
+ * and the sampler only add to per-CPU numbers) ---
+ */
 static struct stp_probe stp_probes[] = {
 	{ .kind = STP_PROBE_BEGIN, .name = "begin",
 	  .loc = "sample_module.stp:6:7", .body = stp_probe_0, .lock = 0 },
@@ -191,10 +219,10 @@ static struct stp_probe stp_probes[] = {
 	  .loc = "sample_module.stp:15:7", .body = stp_probe_2, .lock = 1 },
 	{ .kind = STP_PROBE_TIMER, .period_ns = 10000000,
 	  .name = "timer.ms(10)", .loc = "sample_module.stp:21:7",
-	  .body = stp_probe_3, .lock = 1 },
+	  .body = stp_probe_3, .lock = 0 },
 	{ .kind = STP_PROBE_PERF, .event = 1, .sample_period = 1000000,
 	  .name = "perf.event(\"perf::cpu-clock\").sample(1000000)",
-	  .loc = "sample_module.stp:23:7", .body = stp_probe_4, .lock = 1 },
+	  .loc = "sample_module.stp:23:7", .body = stp_probe_4, .lock = 0 },
 	{ .kind = STP_PROBE_END, .name = "end",
 	  .loc = "sample_module.stp:25:7", .body = stp_probe_5, .lock = 1 },
 };

@@ -69,6 +69,19 @@ Result<bool> list_tracepoints(const Cli &cli, const std::string &pat, int &rc)
 	return true;
 }
 
+// Whether probe point `alias` (a tapset alias's name) resolves to at least one
+// probe on the target kernel: pass 2 of "probe ALIAS { }", its errors
+// (such as "no probes left") kept to itself.
+bool alias_resolves(const ParseOptions &po, const KernelFacts &facts, const std::string &alias)
+{
+	Diagnostics diags;
+	Parsed p = parse_pass(std::make_unique<SourceFile>("<-l>", "probe " + alias + " { }"), po, diags);
+	if (diags.has_errors())
+		return true; // not decidable here: list it as before
+	elaborate_pass(p, TranslateOptions{}, &facts, diags);
+	return !diags.has_errors();
+}
+
 // What -L prints: vars, then each local ("$name:type") as SystemTap lists
 // the variables in scope at the probed address.
 std::string with_locals(std::string vars, const std::vector<KernelParam> &locals)
@@ -267,9 +280,21 @@ Result<int> list_one(const Cli &cli, const std::string &pat)
 	if (may_name_syscall_alias(pat) && po.syscall_tapsets)
 		if (std::optional<std::string> d = po.syscall_tapsets())
 			po.tapset_dirs.push_back(*d);
-	for (const std::string &a : tapset_aliases(load_tapsets(po.tapset_dirs, po.pp)))
-		if (probe_name_matches(pat, a))
-			aliases.insert(a);
+	std::unique_ptr<KernelFacts> facts;
+	for (const std::string &a : tapset_aliases(load_tapsets(po.tapset_dirs, po.pp))) {
+		if (!probe_name_matches(pat, a) || aliases.count(a))
+			continue;
+		// the generated syscall aliases exist by construction; another
+		// alias is listed only if it resolves on the target kernel (an
+		// alias on optional points the kernel lacks does not)
+		if (!may_name_syscall_alias(a)) {
+			if (!facts)
+				facts = target_kernel_facts(cli, po);
+			if (!alias_resolves(po, *facts, a))
+				continue;
+		}
+		aliases.insert(a);
+	}
 	const std::string kp = "kprobe.function(\"";
 	if (pat.rfind("kprobe", 0) == 0) {
 		std::string sym_glob = "*";

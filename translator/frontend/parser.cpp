@@ -240,7 +240,7 @@ ExprPtr Parser::literal()
 	}
 	if (cur().kind == Tok::Number) {
 		auto e = std::make_unique<Expr>(ExprKind::Number, loc);
-		e->number = neg ? -cur().number : cur().number;
+		e->number = neg ? negate(cur().number) : cur().number;
 		advance();
 		return e;
 	}
@@ -430,7 +430,7 @@ bool Parser::pp_component(ProbeComponent &c)
 			c.arg_is_string = true;
 			c.str_arg = cur().text;
 		} else if (cur().kind == Tok::Number) {
-			c.num_arg = neg ? -cur().number : cur().number;
+			c.num_arg = neg ? negate(cur().number) : cur().number;
 		} else {
 			error_here("expected a string or number as probe point argument, found " +
 				   describe(cur()));

@@ -19,6 +19,14 @@ constexpr size_t max_print_args = 32;
 constexpr unsigned max_brace_depth = 16;
 constexpr size_t max_brace_points = 10000;
 
+// A literal's '-' as SystemTap's 64-bit arithmetic computes it: the lexer
+// wraps 9223372036854775808 to -2^63, whose negation wraps back (no
+// signed overflow: the fuzzer found `probe begin(-9223372036854775808)`).
+inline int64_t negate(int64_t n)
+{
+	return static_cast<int64_t>(0 - static_cast<uint64_t>(n));
+}
+
 class Parser {
 public:
 	Parser(std::vector<Token> toks, Diagnostics &d) : toks_(std::move(toks)), diags_(d) {}

@@ -98,7 +98,7 @@ TargetAccess parse_arg(const std::string &text, const std::string &arch, const S
 	int64_t n = 0;
 	if (at == std::string::npos || !parse_int(text.substr(0, at), n))
 		return a;
-	uint64_t size = static_cast<uint64_t>(n < 0 ? -n : n);
+	uint64_t size = n < 0 ? 0 - static_cast<uint64_t>(n) : static_cast<uint64_t>(n);
 	if (size != 1 && size != 2 && size != 4 && size != 8)
 		return a;
 	std::string op = text.substr(at + 1);

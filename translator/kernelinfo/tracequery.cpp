@@ -86,20 +86,78 @@ std::vector<std::string> include_dirs(const std::string &tree)
 	return dirs;
 }
 
-std::vector<std::string> subsystems(const std::string &tree)
+namespace {
+
+// The first `#define TRACE_SYSTEM NAME` of a header's text, or "".
+std::string trace_system_of(const std::string &text)
 {
-	std::vector<std::string> out;
+	const std::string def = "#define TRACE_SYSTEM";
+	for (size_t at = text.find(def); at != std::string::npos; at = text.find(def, at + 1)) {
+		size_t i = at + def.size();
+		if (i >= text.size() || (text[i] != ' ' && text[i] != '\t'))
+			continue; // TRACE_SYSTEM_VAR, TRACE_SYSTEM_STRING
+		while (i < text.size() && (text[i] == ' ' || text[i] == '\t'))
+			i++;
+		size_t b = i;
+		while (i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_'))
+			i++;
+		return text.substr(b, i - b);
+	}
+	return "";
+}
+
+std::string read_text(const std::string &path)
+{
+	std::ifstream in(path);
+	return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+} // namespace
+
+std::vector<SystemHeader> system_headers(const std::string &tree)
+{
+	std::map<std::string, SystemHeader> by_stem; // the first include dir wins
 	for (const std::string &d : include_dirs(tree)) {
 		std::error_code ec;
 		for (fs::directory_iterator it(d + "/trace/events", ec), end; !ec && it != end;
 		     it.increment(ec)) {
 			std::string f = it->path().filename().string();
-			if (f.size() > 2 && f.compare(f.size() - 2, 2, ".h") == 0)
-				out.push_back(f.substr(0, f.size() - 2));
+			if (f.size() <= 2 || f.compare(f.size() - 2, 2, ".h") != 0)
+				continue;
+			std::string stem = f.substr(0, f.size() - 2);
+			if (by_stem.count(stem))
+				continue;
+			std::string text = read_text(it->path().string());
+			std::string sys = trace_system_of(text);
+			by_stem.emplace(stem, SystemHeader{sys.empty() ? stem : sys, stem, it->path().string()});
 		}
 	}
+	std::vector<SystemHeader> out;
+	for (auto &[stem, h] : by_stem)
+		out.push_back(std::move(h));
+	return out;
+}
+
+std::vector<std::string> subsystems(const std::string &tree)
+{
+	std::vector<std::string> out;
+	for (const SystemHeader &h : system_headers(tree))
+		out.push_back(h.system);
 	std::sort(out.begin(), out.end());
 	out.erase(std::unique(out.begin(), out.end()), out.end());
+	return out;
+}
+
+std::vector<std::string> headers_of(const std::vector<SystemHeader> &all, const std::string &sys)
+{
+	std::vector<std::string> out;
+	for (const SystemHeader &h : all)
+		if (h.system == sys)
+			out.push_back(h.stem);
+	if (out.empty()) // a header named differently from its system (syscalls.h)
+		for (const SystemHeader &h : all)
+			if (h.stem == sys)
+				out.push_back(h.stem);
 	return out;
 }
 
@@ -222,20 +280,17 @@ std::vector<std::string> Tracepoints::declaring(const std::string &event_glob) c
 	const Result<Target> &t = target();
 	if (!t)
 		return out;
-	for (const std::string &sys : subsystems(t->tree)) {
-		for (const std::string &d : include_dirs(t->tree)) {
-			std::ifstream in(d + "/trace/events/" + sys + ".h");
-			if (!in)
-				continue;
-			std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-			for (const std::string &ev : declared_events(text))
-				if (fnmatch(event_glob.c_str(), ev.c_str(), 0) == 0) {
-					out.push_back(sys);
-					break;
-				}
-			break;
-		}
+	for (const SystemHeader &h : system_headers(t->tree)) {
+		if (!out.empty() && out.back() == h.system)
+			continue;
+		for (const std::string &ev : declared_events(read_text(h.path)))
+			if (fnmatch(event_glob.c_str(), ev.c_str(), 0) == 0) {
+				out.push_back(h.system);
+				break;
+			}
 	}
+	std::sort(out.begin(), out.end());
+	out.erase(std::unique(out.begin(), out.end()), out.end());
 	return out;
 }
 
@@ -246,30 +301,40 @@ TracepointLookup Tracepoints::query(const std::string &sys) const
 		return TracepointError{
 			fail("kernel.trace needs the target kernel's build tree: " + m.target.error().what)};
 	const Target &t = *m.target;
-	const std::string header = "trace/events/" + sys + ".h";
-	bool found = false;
-	std::string events_dir; // where the headers are, for messages
-	for (const std::string &d : include_dirs(t.tree)) {
-		std::error_code ec;
-		found |= fs::is_regular_file(d + "/" + header, ec);
-		if (events_dir.empty() && fs::is_directory(d + "/trace/events", ec))
-			events_dir = d;
+	// a system's events may span headers (power: power.h and
+	// power_cpu_migrate.h); its name may differ from the header's
+	// (raw_syscalls: syscalls.h)
+	std::vector<std::string> stems = headers_of(system_headers(t.tree), sys);
+	if (stems.empty()) {
+		std::string events_dir;
+		for (const std::string &d : include_dirs(t.tree)) {
+			std::error_code ec;
+			if (events_dir.empty() && fs::is_directory(d + "/trace/events", ec))
+				events_dir = d;
+		}
+		return unknown_subsystem(t, sys, "trace/events/" + sys + ".h", events_dir);
 	}
-	if (!found)
-		return unknown_subsystem(t, sys, header, events_dir);
-	std::string name = "stp_tq_";
-	for (char ch : sys)
-		name += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
-	auto ko = builder_->build(t, name, query_source(sys));
-	if (!ko)
-		return TracepointError{fail("cannot compile " + header + " for " + t.release +
-						    " to read its tracepoints: " + ko.error().what,
-					    ko.error().hint)};
-	auto fns = reader_.tracepoint_functions(*ko, "stp_tq_", header);
-	if (!fns)
-		return TracepointError{
-			fail("cannot read the tracepoints of " + header + ": " + fns.error().what)};
-	m.owned.push_back(events_of(sys, header, *fns));
+	std::vector<KernelFunction> all;
+	std::string headers;
+	for (const std::string &stem : stems) {
+		const std::string header = "trace/events/" + stem + ".h";
+		headers += (headers.empty() ? "" : " and ") + header;
+		std::string name = "stp_tq_";
+		for (char ch : stem)
+			name += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+		auto ko = builder_->build(t, name, query_source(stem));
+		if (!ko)
+			return TracepointError{fail("cannot compile " + header + " for " + t.release +
+							    " to read its tracepoints: " + ko.error().what,
+						    ko.error().hint)};
+		auto fns = reader_.tracepoint_functions(*ko, "stp_tq_", header);
+		if (!fns)
+			return TracepointError{
+				fail("cannot read the tracepoints of " + header + ": " + fns.error().what)};
+		for (KernelFunction &f : *fns)
+			all.push_back(std::move(f));
+	}
+	m.owned.push_back(events_of(sys, headers, all));
 	return m.owned.back().get();
 }
 

@@ -51,8 +51,21 @@ std::string query_source(const std::string &sys);
 // Debian's split header packages, the common tree its Makefile includes.
 std::vector<std::string> include_dirs(const std::string &tree);
 
-// Subsystems with a header in include_dirs(tree), sorted (for hints).
+// A trace/events header: the TRACE_SYSTEM it defines (its stem when it
+// defines none), its stem and its path.
+struct SystemHeader {
+	std::string system, stem, path;
+};
+
+// The headers of trace/events in include_dirs(tree), by stem.
+std::vector<SystemHeader> system_headers(const std::string &tree);
+
+// The tracepoint systems (TRACE_SYSTEM names) of the tree's headers, sorted.
 std::vector<std::string> subsystems(const std::string &tree);
+
+// The stems of the headers declaring system sys; a header's stem stands for
+// itself when no header defines sys as its TRACE_SYSTEM.
+std::vector<std::string> headers_of(const std::vector<SystemHeader> &all, const std::string &sys);
 
 // The event names a trace/events header's text declares: the first argument
 // of TRACE_EVENT* and DECLARE_TRACE*, the second of DEFINE_EVENT*. A text

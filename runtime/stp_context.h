@@ -88,7 +88,8 @@ struct stp_probe {
 	const char *name;		/* probe point as written, for messages */
 	const char *loc;		/* file:line:col of the probe */
 	void (*body)(struct stp_context *c);
-	int lock;			/* take the global lock around body */
+	raw_spinlock_t *const *locks;	/* the globals' locks body holds */
+	unsigned int nlocks;
 	int optional;			/* a kprobe that cannot be registered is skipped */
 	int event;			/* PERF: index of its sampling event */
 	u64 sample_period;		/* PERF: events per sample, or */
@@ -182,12 +183,11 @@ struct stp_context {
 struct stp_session {
 	atomic_t state;			/* enum stp_state */
 	atomic_t exit_code;
-	atomic64_t skipped;		/* hits not run: busy context, lock */
+	atomic64_t skipped;		/* hits not run: busy context, a lock */
 	atomic_t errors;		/* script errors */
 	bool init_done;			/* module init has returned success */
 	bool stopped;			/* stop sequence done */
 	struct mutex ctl_mutex;		/* serializes the stop sequence */
-	raw_spinlock_t lock;		/* global lock for probe bodies */
 	struct stp_probe *probes;	/* the generated probe table */
 	unsigned int nprobes;
 };
@@ -195,7 +195,6 @@ struct stp_session {
 static struct stp_session stp_session = {
 	.state = ATOMIC_INIT(STP_STATE_STARTING),
 	.ctl_mutex = __MUTEX_INITIALIZER(stp_session.ctl_mutex),
-	.lock = __RAW_SPIN_LOCK_UNLOCKED(stp_session.lock),
 };
 
 static DEFINE_PER_CPU(struct stp_context *, stp_contexts);

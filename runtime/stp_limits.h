@@ -38,12 +38,12 @@
 #define STP_MAXACTION 1000
 #endif
 
-/* rounds of trying to take the global lock before a hit is skipped */
+/* rounds of trying to take a global's lock before a hit is skipped */
 #ifndef STP_MAXTRYLOCK
 #define STP_MAXTRYLOCK 100000
 #endif
 
-/* microseconds between two rounds of trying to take the global lock */
+/* microseconds between two rounds of trying to take a global's lock */
 #ifndef STP_TRYLOCKDELAY
 #define STP_TRYLOCKDELAY 10
 #endif

@@ -10,7 +10,7 @@
  * first), which is the unsorted foreach order and the eviction order of a
  * wrapping array (a%[N]). Free slots form a list through hnext.
  *
- * Every array is a global: bodies that touch one run under the global lock,
+ * Every array is a global: bodies that touch one run under its lock,
  * which serializes all access. foreach sorts slot indexes into the map's
  * preallocated order[] array with sort_r() (no allocation).
  */

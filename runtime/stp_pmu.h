@@ -18,7 +18,7 @@
  * freq/sample_freq and an overflow handler that runs the probe body with
  * the interrupted registers. For hardware events the handler runs in NMI
  * context: the paths it reaches are NMI-safe (stp_run_probe tries the
- * global lock once in NMI, output try-locks once and counts what it drops,
+ * globals' locks once in NMI, output try-locks once and counts what it drops,
  * stp_pmu_read is lock-free).
  *
  * Reads (stp_pmu_read) are lock-free and NMI-safe, with interrupts off:

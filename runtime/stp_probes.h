@@ -9,7 +9,7 @@
  *
  * NMI: perf overflow handlers of hardware events (and a kprobe hit in NMI
  * context) go through the same path: the busy context catches re-entry on
- * this CPU, the global lock is tried once (a failure skips the hit and
+ * this CPU, each global's lock is tried once (a failure skips the hit and
  * counts it), output goes to per-CPU rings without locks (stp_output.h).
  */
 #ifndef STP_PROBES_H
@@ -23,13 +23,19 @@ static struct kprobe **stp_kprobe_ptrs;
 static struct kretprobe **stp_kretprobe_ptrs;
 
 /*
+ * Each shared global has its own lock (generated next to the global); a
+ * probe body holds the locks of the globals it and its callees touch
+ * (p->locks, in the globals' declaration order, so two bodies never wait
+ * for each other in opposite orders). Bodies on disjoint globals run in
+ * parallel; per-CPU globals and scalar statistics take none.
+ *
  * The holder runs one bounded probe body with interrupts off, and a CPU never
  * waits for itself (a busy context skips the hit before locking), so waiting
  * is safe. The budget (STP_MAXTRYLOCK rounds of a short spin and
  * STP_TRYLOCKDELAY us, about 1 s by default) is long because under
  * virtualization the holder's vCPU can be descheduled by the host.
  */
-static noinline bool stp_lock_global_wait(void)
+static noinline bool stp_lock_wait(raw_spinlock_t *l)
 {
 	int i, j;
 
@@ -39,7 +45,7 @@ static noinline bool stp_lock_global_wait(void)
 
 	for (i = 0; i < STP_MAXTRYLOCK; i++) {
 		for (j = 0; j < 64; j++) {
-			if (raw_spin_trylock(&stp_session.lock))
+			if (raw_spin_trylock(l))
 				return true;
 			cpu_relax();
 		}
@@ -49,20 +55,38 @@ static noinline bool stp_lock_global_wait(void)
 }
 
 /*
- * the uncontended lock inline in every caller (the probe path, @entry's
- * entry function, ...), the wait out of line
+ * the probe's locks; the uncontended case inline in every caller (the probe
+ * path, @entry's entry function, ...), the wait out of line. False (none
+ * held) when one of them could not be had.
  */
-static __always_inline bool stp_lock_global(void)
+static __always_inline bool stp_lock_probe(const struct stp_probe *p)
 {
-	return likely(raw_spin_trylock(&stp_session.lock)) ||
-	       stp_lock_global_wait();
+	unsigned int i;
+
+	for (i = 0; i < p->nlocks; i++) {
+		if (likely(raw_spin_trylock(p->locks[i])) ||
+		    stp_lock_wait(p->locks[i]))
+			continue;
+		while (i--)
+			raw_spin_unlock(p->locks[i]);
+		return false;
+	}
+	return true;
+}
+
+static __always_inline void stp_unlock_probe(const struct stp_probe *p)
+{
+	unsigned int i = p->nlocks;
+
+	while (i--)
+		raw_spin_unlock(p->locks[i]);
 }
 
 #ifndef STP_NO_OVERLOAD
 /*
  * SystemTap's overload check, per CPU, in get_cycles() ticks (cheap: rdtsc,
  * CNTVCT_EL0), with the limits given in ns and converted at load: the time
- * of every body (from after the global lock to the end of its output) adds
+ * of every body (from after the globals' locks to the end of its output) adds
  * up in c->ovl_sum; the first hit that ends STP_OVERLOAD_INTERVAL or more
  * after the interval began checks the sum against STP_OVERLOAD_THRESHOLD,
  * then starts a new interval. Only probes of the running session count
@@ -137,7 +161,7 @@ static inline void stp_overload_init(void) { }
  * the values a kretprobe saved at function entry, or a tracepoint's
  * arguments (NULL otherwise); pvalue: a procfs probe's $value buffer of
  * pvalue_size bytes (stp_procfs.h; NULL otherwise). The body's prints become one output record (or more when they exceed
- * STP_PRINT_BUFSIZE), written before the global lock is released.
+ * STP_PRINT_BUFSIZE), written before the locks are released.
  */
 static void stp_run_probe_with(const struct stp_probe *p, struct pt_regs *regs,
 			       int run_state, const u64 *entry, char *pvalue,
@@ -155,7 +179,7 @@ static void stp_run_probe_with(const struct stp_probe *p, struct pt_regs *regs,
 		stp_count_skipped();
 		goto out_busy;
 	}
-	if (p->lock && unlikely(!stp_lock_global())) {
+	if (unlikely(!stp_lock_probe(p))) {
 		stp_count_skipped();
 		goto out_busy;
 	}
@@ -189,8 +213,7 @@ static void stp_run_probe_with(const struct stp_probe *p, struct pt_regs *regs,
 #ifdef STP_HAVE_PROCFS
 	c->pvalue = NULL;
 #endif
-	if (p->lock)
-		raw_spin_unlock(&stp_session.lock);
+	stp_unlock_probe(p);
 out_busy:
 	atomic_dec(&c->busy);
 out:
@@ -235,7 +258,7 @@ static int stp_kretprobe_handler(struct kretprobe_instance *ri,
 /*
  * @entry(expr) of a .return probe (kretprobe or uretprobe): entry_fn
  * computes the values into data[ntvars + 2 ...] like a probe body (busy
- * context, global lock when it takes one), with data as the context's
+ * context, the globals' locks it takes), with data as the context's
  * entry (target variables saved there); false when it could not run (the
  * call is then not measured)
  */
@@ -252,7 +275,7 @@ static bool stp_run_entry_fn(const struct stp_probe *p, struct pt_regs *regs,
 	c = __this_cpu_read(stp_contexts);
 	if (unlikely(atomic_inc_return(&c->busy) != 1))
 		goto out_busy;
-	if (p->lock && unlikely(!stp_lock_global()))
+	if (unlikely(!stp_lock_probe(p)))
 		goto out_busy;
 	c->probe = p;
 	c->loc = p->loc;
@@ -270,8 +293,7 @@ static bool stp_run_entry_fn(const struct stp_probe *p, struct pt_regs *regs,
 	c->probe = NULL;
 	c->regs = NULL;
 	c->entry = NULL;
-	if (p->lock)
-		raw_spin_unlock(&stp_session.lock);
+	stp_unlock_probe(p);
 out_busy:
 	atomic_dec(&c->busy);
 	local_irq_restore(flags);

@@ -5,7 +5,7 @@
  *
  * Each open of a file for reading runs its read probe once, through the
  * normal probe path (stp_run_probe_value: this CPU's context, the state
- * check, the global lock), with $value a buffer of its own of bufsize
+ * check, the globals' locks), with $value a buffer of its own of bufsize
  * bytes of text (.maxsize(N); STP_PROCFS_BUFSIZE by default); reads of that
  * open file return the text. Concurrent readers each have their own
  * buffer, written only before open returns. Each write() runs the write

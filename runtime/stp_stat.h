@@ -5,7 +5,7 @@
  *
  * A scalar statistic is per CPU (generated code defines one struct per CPU
  * and merges them into c->agg on read); an array of statistics keeps one
- * struct stp_stat per element under the global lock. Histogram buckets
+ * struct stp_stat per element under the array's lock. Histogram buckets
  * follow the struct stp_stat they belong to; struct stp_hdesc says how
  * many there are and what they mean.
  */

@@ -61,6 +61,11 @@ static s64 g_hits;
 static s64 g_t0;
 static s64 g_t0_cpu = -1;
 
+/* one lock per shared global a body takes (stp_probes.h) */
+static DEFINE_RAW_SPINLOCK(g_hits_lock);
+static DEFINE_RAW_SPINLOCK(g_t0_lock);
+static DEFINE_RAW_SPINLOCK(g_t0_cpu_lock);
+
 /*
  * ticks, samples: per-CPU numbers (only ++ in the timer and sampling
  * probes, read in end: sema/storage.cpp), summed when read
@@ -206,25 +211,33 @@ static void stp_probe_5(struct stp_context *c)
 
 /*
  * --- probe table (begin takes no lock: it touches no global; the timer
- * and the sampler only add to per-CPU numbers) ---
+ * and the sampler only add to per-CPU numbers; the others hold the locks
+ * of the shared globals they touch, in declaration order) ---
  */
+static raw_spinlock_t *const stp_locks_1[] = { &g_hits_lock, &g_t0_lock, &g_t0_cpu_lock };
+static raw_spinlock_t *const stp_locks_2[] = { &g_t0_lock, &g_t0_cpu_lock };
+static raw_spinlock_t *const stp_locks_5[] = { &g_hits_lock };
+
 static struct stp_probe stp_probes[] = {
 	{ .kind = STP_PROBE_BEGIN, .name = "begin",
-	  .loc = "sample_module.stp:6:7", .body = stp_probe_0, .lock = 0 },
+	  .loc = "sample_module.stp:6:7", .body = stp_probe_0 },
 	{ .kind = STP_PROBE_KPROBE, .symbol = "__x64_sys_getpid",
 	  .name = "kprobe.function(\"__x64_sys_getpid\")",
-	  .loc = "sample_module.stp:8:7", .body = stp_probe_1, .lock = 1 },
+	  .loc = "sample_module.stp:8:7", .body = stp_probe_1,
+	  .locks = stp_locks_1, .nlocks = 3 },
 	{ .kind = STP_PROBE_KRETPROBE, .symbol = "__x64_sys_getpid",
 	  .name = "kprobe.function(\"__x64_sys_getpid\").return",
-	  .loc = "sample_module.stp:15:7", .body = stp_probe_2, .lock = 1 },
+	  .loc = "sample_module.stp:15:7", .body = stp_probe_2,
+	  .locks = stp_locks_2, .nlocks = 2 },
 	{ .kind = STP_PROBE_TIMER, .period_ns = 10000000,
 	  .name = "timer.ms(10)", .loc = "sample_module.stp:21:7",
-	  .body = stp_probe_3, .lock = 0 },
+	  .body = stp_probe_3 },
 	{ .kind = STP_PROBE_PERF, .event = 1, .sample_period = 1000000,
 	  .name = "perf.event(\"perf::cpu-clock\").sample(1000000)",
-	  .loc = "sample_module.stp:23:7", .body = stp_probe_4, .lock = 0 },
+	  .loc = "sample_module.stp:23:7", .body = stp_probe_4 },
 	{ .kind = STP_PROBE_END, .name = "end",
-	  .loc = "sample_module.stp:25:7", .body = stp_probe_5, .lock = 1 },
+	  .loc = "sample_module.stp:25:7", .body = stp_probe_5,
+	  .locks = stp_locks_5, .nlocks = 1 },
 };
 
 #include "stp_module.h"

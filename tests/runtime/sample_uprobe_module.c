@@ -132,28 +132,32 @@ static const struct stp_tvar stp_tvars_2[] = {
 };
 
 /* --- probe table --- */
+/* one lock for all the globals (every body takes it) */
+static DEFINE_RAW_SPINLOCK(g_lock);
+static raw_spinlock_t *const stp_locks[] = { &g_lock };
+
 static struct stp_probe stp_probes[] = {
 	{ .kind = STP_PROBE_UPROBE, .path = "/usr/bin/pmu-workload",
 	  .uoffset = 0x1234ULL, .uvaddr = 0x1234ULL,
 	  .tvars = stp_tvars_0, .ntvars = 2,
 	  .name = "process(\"/usr/bin/pmu-workload\").function(\"do_getpid\")",
-	  .loc = "usample.stp:4:1", .body = stp_probe_0, .lock = 1 },
+	  .loc = "usample.stp:4:1", .body = stp_probe_0, .locks = stp_locks, .nlocks = 1 },
 	{ .kind = STP_PROBE_URETPROBE, .path = "/usr/bin/pmu-workload",
 	  .uoffset = 0x1230ULL, .uvaddr = 0x1230ULL,
 	  .tvars = stp_tvars_1, .ntvars = 3, .ret_shown = 1,
 	  .entry_fn = stp_entry_1, .nentry = 1,
 	  .name = "process(\"/usr/bin/pmu-workload\").function(\"do_getpid\").return",
-	  .loc = "usample.stp:8:1", .body = stp_probe_1, .lock = 1 },
+	  .loc = "usample.stp:8:1", .body = stp_probe_1, .locks = stp_locks, .nlocks = 1 },
 	{ .kind = STP_PROBE_UPROBE, .path = "/usr/bin/pmu-workload",
 	  .uoffset = 0x1300ULL, .uvaddr = 0x1300ULL, .semaphore = 0x3020ULL,
 	  .tvars = stp_tvars_2, .ntvars = 1,
 	  .name = "process(\"/usr/bin/pmu-workload\").mark(\"loop\")",
-	  .loc = "usample.stp:12:1", .body = stp_probe_2, .lock = 1 },
+	  .loc = "usample.stp:12:1", .body = stp_probe_2, .locks = stp_locks, .nlocks = 1 },
 	{ .kind = STP_PROBE_PROCESS_BEGIN, .name = "process.begin",
-	  .loc = "usample.stp:14:1", .body = stp_probe_3, .lock = 1 },
+	  .loc = "usample.stp:14:1", .body = stp_probe_3, .locks = stp_locks, .nlocks = 1 },
 	{ .kind = STP_PROBE_PROCESS_END, .path = "/usr/bin/pmu-workload",
 	  .name = "process(\"/usr/bin/pmu-workload\").end",
-	  .loc = "usample.stp:15:1", .body = stp_probe_4, .lock = 1 },
+	  .loc = "usample.stp:15:1", .body = stp_probe_4, .locks = stp_locks, .nlocks = 1 },
 };
 
 #include "stp_module.h"

@@ -118,20 +118,24 @@ static const struct stp_tvar stp_tvars_5[] = {
 	{ .base = STP_TVAR_LOC, .lkind = STP_LOC_CONST, .loff = 16, .size = 8, .nderef = 1, .deref_last = 1, .off = { 0 }, .user = 1 },
 };
 
+/* one lock for all the globals (every body takes it) */
+static DEFINE_RAW_SPINLOCK(g_lock);
+static raw_spinlock_t *const stp_locks[] = { &g_lock };
+
 static struct stp_probe stp_probes[] = {
 	{ .kind = STP_PROBE_UPROBE, .path = WL, .uoffset = OFF, .uvaddr = VA,
 	  .tvars = stp_tvars_0, .ntvars = 2, .name = "process.function(syscall)", .loc = "u:1",
-	  .body = stp_probe_0, .lock = 1 },
+	  .body = stp_probe_0, .locks = stp_locks, .nlocks = 1 },
 	{ .kind = STP_PROBE_URETPROBE, .path = WL, .uoffset = OFF, .uvaddr = VA,
 	  .tvars = stp_tvars_1, .ntvars = 2, .entry_fn = stp_entry_1, .nentry = 1,
-	  .name = "process.function(syscall).return", .loc = "u:2", .body = stp_probe_1, .lock = 1 },
+	  .name = "process.function(syscall).return", .loc = "u:2", .body = stp_probe_1, .locks = stp_locks, .nlocks = 1 },
 	{ .kind = STP_PROBE_PROCESS_BEGIN, .path = WL, .name = "process(wl).begin", .loc = "u:3",
-	  .body = stp_probe_2, .lock = 1 },
+	  .body = stp_probe_2, .locks = stp_locks, .nlocks = 1 },
 	{ .kind = STP_PROBE_PROCESS_END, .path = WL, .name = "process(wl).end", .loc = "u:4",
-	  .body = stp_probe_3, .lock = 1 },
-	{ .kind = STP_PROBE_END, .name = "end", .loc = "u:6", .body = stp_probe_4, .lock = 1 },
+	  .body = stp_probe_3, .locks = stp_locks, .nlocks = 1 },
+	{ .kind = STP_PROBE_END, .name = "end", .loc = "u:6", .body = stp_probe_4, .locks = stp_locks, .nlocks = 1 },
 	{ .kind = STP_PROBE_UPROBE, .path = WL, .uoffset = OFF, .uvaddr = VA,
 	  .tvars = stp_tvars_5, .ntvars = 1, .name = "process.function(syscall) bad", .loc = "u:5",
-	  .body = stp_probe_5, .lock = 1 },
+	  .body = stp_probe_5, .locks = stp_locks, .nlocks = 1 },
 };
 #include "stp_module.h"

@@ -124,8 +124,9 @@ TEST(Storage, SummaryLines)
 {
 	Checked c(std::string("global n, str\n") + kp + "{ n++; str = \"x\" }\nprobe end { println(n) }");
 	ASSERT_FALSE(c.diags.has_errors()) << c.rendered();
-	std::vector<std::string> want = {"n: per-CPU (only n++ in probes; read in end)",
-					 "str: shared, locked (a string)"};
+	std::vector<std::string> want = {"global n: per-CPU (only n++ in probes; read in end)",
+					 "global str: shared, locked (a string)",
+					 "probe at t.stp:2:1 locks str"};
 	EXPECT_EQ(storage_summary(c.sema), want);
 	EXPECT_TRUE(c.sema.bodies[0].uses_globals); // str
 }
@@ -147,5 +148,39 @@ TEST(Storage, GeneratedCAddsPerCpuAndMergesOnRead)
 		  std::string::npos)
 		<< code;
 	EXPECT_NE(code.find("stp_pcpu_set_n(v_"), std::string::npos);
-	EXPECT_EQ(code.find(".lock = 1"), std::string::npos);
+	EXPECT_EQ(code.find(".nlocks"), std::string::npos);
+	EXPECT_EQ(code.find("DEFINE_RAW_SPINLOCK"), std::string::npos);
+}
+
+// Each body holds the locks of the shared globals it and its callees
+// touch, no others; the generated tables list them in declaration order.
+TEST(Storage, LocksPerGlobal)
+{
+	Checked c(std::string("global a, b, s, n\nfunction f() { b[\"x\"] = 1 }\n"
+			      "function g() { f() }\n") +
+		  kp + "{ a[pid()]++ }\n" + kp + "{ g(); s = \"w\" }\n" + kp +
+		  "{ n++ }\nprobe timer.s(1) { foreach (k in a) println(k); println(s, n) }");
+	ASSERT_FALSE(c.diags.has_errors()) << c.rendered();
+	auto names = [&](const ProbeBody &b) {
+		std::string out;
+		for (const Symbol *g : b.locks)
+			out += g->name + " ";
+		return out;
+	};
+	ASSERT_EQ(c.sema.bodies.size(), 4u);
+	EXPECT_EQ(names(c.sema.bodies[0]), "a ");
+	std::set<std::string> second;
+	for (const Symbol *g : c.sema.bodies[1].locks)
+		second.insert(g->name);
+	EXPECT_EQ(second, (std::set<std::string>{"b", "s"})); // b through g() and f()
+	EXPECT_TRUE(c.sema.bodies[2].locks.empty());          // n is per CPU
+	CodegenInput in;
+	in.script = &c.script;
+	in.sema = &c.sema;
+	std::string code = generate_c(in);
+	EXPECT_NE(code.find("static DEFINE_RAW_SPINLOCK(g_a_lock);"), std::string::npos) << code;
+	EXPECT_EQ(code.find("g_n_lock"), std::string::npos);
+	EXPECT_NE(code.find("stp_locks_1[] = { &g_b_lock, &g_s_lock };"), std::string::npos);
+	EXPECT_NE(code.find("stp_locks_3[] = { &g_a_lock, &g_s_lock };"), std::string::npos);
+	EXPECT_NE(code.find(".locks = stp_locks_1,\n\t\t.nlocks = 2,"), std::string::npos);
 }

@@ -102,6 +102,8 @@ private:
 	void frames_union();
 
 	void globals();
+	void global_locks();
+	void lock_tables();
 
 	void hdesc(const Symbol &g);
 

@@ -51,7 +51,39 @@ void Emitter::globals()
 			break;
 		}
 	}
+	global_locks();
 	os_ << "\n";
+}
+
+// One lock per shared global that some probe takes (a body holds the locks
+// of the globals it and its callees touch: runtime/stp_probes.h).
+void Emitter::global_locks()
+{
+	std::set<const Symbol *> locked;
+	for (const ProbeBody &b : sema_.bodies)
+		locked.insert(b.locks.begin(), b.locks.end());
+	for (auto &g : sema_.globals)
+		if (locked.count(g.get()))
+			os_ << "static DEFINE_RAW_SPINLOCK(g_" << g->name << "_lock);\n";
+}
+
+// The locks of each body that takes any, in the globals' declaration order
+// (every body takes them in that order).
+void Emitter::lock_tables()
+{
+	for (size_t b = 0; b < sema_.bodies.size(); b++) {
+		const std::set<const Symbol *> &locks = sema_.bodies[b].locks;
+		if (locks.empty())
+			continue;
+		os_ << "static raw_spinlock_t *const stp_locks_" << b << "[] = {";
+		const char *sep = " ";
+		for (auto &g : sema_.globals)
+			if (locks.count(g.get())) {
+				os_ << sep << "&g_" << g->name << "_lock";
+				sep = ", ";
+			}
+		os_ << " };\n";
+	}
 }
 
 void Emitter::hdesc(const Symbol &g)
@@ -250,6 +282,7 @@ void Emitter::probe_table()
 {
 	tvar_tables();
 	tracepoint_functions();
+	lock_tables();
 	os_ << "static struct stp_probe stp_probes[] = {\n";
 	for (size_t pidx = 0; pidx < sema_.instances.size(); pidx++) {
 		const ProbeInstance &pi = sema_.instances[pidx];
@@ -322,8 +355,9 @@ void Emitter::probe_table()
 		}
 		os_ << "\t\t.name = " << c_string(p.name) << ",\n"
 		    << "\t\t.loc = " << c_string(p.loc.str()) << ",\n"
-		    << "\t\t.body = stp_probe_" << pi.body << ",\n"
-		    << "\t\t.lock = " << (sema_.bodies[pi.body].uses_globals ? 1 : 0) << ",\n";
+		    << "\t\t.body = stp_probe_" << pi.body << ",\n";
+		if (size_t n = sema_.bodies[pi.body].locks.size())
+			os_ << "\t\t.locks = stp_locks_" << pi.body << ",\n\t\t.nlocks = " << n << ",\n";
 		if (pi.optional)
 			os_ << "\t\t.optional = 1,\n";
 		os_ << "\t},\n";

@@ -175,10 +175,11 @@ void elaborate_and_translate(const Cli &cli, const TranslateOptions &topts, Diag
 	if (cli.verbose && !diags.has_errors())
 		for (const std::string &line : kprobe_summary(elab, cli))
 			std::cerr << line << "\n";
-	// where each global lives and why (sema/storage.cpp)
+	// where each global lives and why, which locks each body takes
+	// (sema/storage.cpp)
 	if (cli.verbose && !diags.has_errors())
 		for (const std::string &line : storage_summary(elab.sema))
-			std::cerr << "global " << line << "\n";
+			std::cerr << line << "\n";
 	if (diags.has_errors()) {
 		f.exit = 1;
 		return;

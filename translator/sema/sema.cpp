@@ -331,30 +331,36 @@ bool Checker::tapset_file(const SourceFile *f) const
 void Checker::global_lock()
 {
 	assign_storage(script_, r_);
-	// the global lock: a body needs it when it touches a global that is
-	// not per CPU, or any function it calls does
+	// a global's lock: a body takes it when it touches the global and the
+	// global is not per CPU, or a function it calls does
 	auto shared = [](const std::set<const Symbol *> &gs) {
+		std::set<const Symbol *> out;
 		for (const Symbol *g : gs)
 			if (g->storage == Storage::Shared)
-				return true;
-		return false;
+				out.insert(g);
+		return out;
 	};
 	for (FunctionInfo &f : r_.functions)
-		f.uses_globals = shared(f.globals);
+		f.locks = shared(f.globals);
 	for (ProbeBody &b : r_.bodies)
-		b.uses_globals = shared(b.globals);
+		b.locks = shared(b.globals);
 	bool again = true;
 	while (again) {
 		again = false;
 		for (FunctionInfo &f : r_.functions)
-			for (size_t c : f.calls)
-				if (r_.functions[c].uses_globals && !f.uses_globals)
-					f.uses_globals = again = true;
+			for (size_t c : f.calls) {
+				size_t before = f.locks.size();
+				f.locks.insert(r_.functions[c].locks.begin(), r_.functions[c].locks.end());
+				again = again || f.locks.size() != before;
+			}
 	}
 	for (ProbeBody &b : r_.bodies)
 		for (size_t c : b.calls)
-			if (r_.functions[c].uses_globals)
-				b.uses_globals = true;
+			b.locks.insert(r_.functions[c].locks.begin(), r_.functions[c].locks.end());
+	for (FunctionInfo &f : r_.functions)
+		f.uses_globals = !f.locks.empty();
+	for (ProbeBody &b : r_.bodies)
+		b.uses_globals = !b.locks.empty();
 }
 
 } // namespace sema_impl

@@ -70,8 +70,11 @@ struct ProbeBody {
 	const Stmt *body = nullptr;     // what runs (may combine alias bodies)
 	std::unique_ptr<Stmt> owned;    // synthesized body (aliases, conditions)
 	std::vector<std::unique_ptr<Symbol>> locals;
-	bool uses_globals = false;      // needs the global lock
+	bool uses_globals = false;      // takes a global's lock (locks not empty)
 	std::set<const Symbol *> globals; // globals it touches itself (not scalar statistics)
+	// the shared globals it and the functions it calls touch: the locks it
+	// holds while it runs (taken in the globals' declaration order)
+	std::set<const Symbol *> locks;
 	std::set<size_t> calls;         // functions called directly
 	// target variables the body reads ("$a->b", "@entry($a)"); each probe
 	// point of the body has their access in ResolvedPoint::tvars, same order
@@ -87,6 +90,7 @@ struct FunctionInfo {
 	std::vector<std::unique_ptr<Symbol>> locals; // parameters first
 	bool uses_globals = false;
 	std::set<const Symbol *> globals;
+	std::set<const Symbol *> locks; // as ProbeBody::locks
 	std::set<size_t> calls;
 	bool used = false;
 };

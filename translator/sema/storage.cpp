@@ -309,8 +309,19 @@ std::vector<std::string> storage_summary(const SemaResult &r)
 {
 	std::vector<std::string> lines;
 	for (const auto &g : r.globals)
-		lines.push_back(g->name + (g->storage == Storage::PerCpu ? ": per-CPU (" : ": shared, locked (") +
+		lines.push_back("global " + g->name +
+				(g->storage == Storage::PerCpu ? ": per-CPU (" : ": shared, locked (") +
 				g->storage_why + ")");
+	// the locks each probe body takes (its own, in declaration order)
+	for (const ProbeBody &b : r.bodies) {
+		if (b.locks.empty() || !b.probe)
+			continue;
+		std::string names;
+		for (const auto &g : r.globals)
+			if (b.locks.count(g.get()))
+				names += (names.empty() ? "" : ", ") + g->name;
+		lines.push_back("probe at " + b.probe->loc.str() + " locks " + names);
+	}
 	return lines;
 }
 

@@ -17,7 +17,9 @@ namespace stap_pmu {
 // points of each body; run after the checker's final walk.
 void assign_storage(const Script &script, SemaResult &r);
 
-// -v: one line per global, "NAME: per-CPU (WHY)" or "NAME: shared, locked (WHY)".
+// -v: one line per global, "global NAME: per-CPU (WHY)" or "global NAME:
+// shared, locked (WHY)", then one per probe body taking locks, "probe at
+// LOC locks A, B".
 std::vector<std::string> storage_summary(const SemaResult &r);
 
 } // namespace stap_pmu

@@ -66,26 +66,18 @@ static s64 g_t0_cpu = -1;
  * probes, read in end: sema/storage.cpp), summed when read
  */
 static DEFINE_PER_CPU(u64, g_ticks);
+static u64 g_ticks_base;
 static DEFINE_PER_CPU(u64, g_samples);
+static u64 g_samples_base;
 
 static s64 stp_pcpu_get_ticks(void)
 {
-	u64 v = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		v += READ_ONCE(*per_cpu_ptr(&g_ticks, cpu));
-	return (s64)v;
+	return stp_pcpu_sum(&g_ticks, &g_ticks_base);
 }
 
 static s64 stp_pcpu_get_samples(void)
 {
-	u64 v = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		v += READ_ONCE(*per_cpu_ptr(&g_samples, cpu));
-	return (s64)v;
+	return stp_pcpu_sum(&g_samples, &g_samples_base);
 }
 
 /* lat: a per-CPU statistic (no histogram), merged into c->agg on read */

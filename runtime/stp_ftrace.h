@@ -47,27 +47,30 @@ static unsigned int stp_ftrace_nsites;
 static bool stp_ftrace_registered;
 static atomic64_t stp_ftrace_missed = ATOMIC64_INIT(0);
 
-/* the first site of the function whose ftrace site is ip, or NULL */
+/*
+ * the first site of the function whose ftrace site is ip, or NULL: the
+ * last site at or below ip by halving (no loop for one function), then
+ * back to the first probe of that address
+ */
 static __always_inline const struct stp_ftrace_site *
 stp_ftrace_find(unsigned long ip)
 {
 	const struct stp_ftrace_site *s = stp_ftrace_sites;
-	unsigned int lo = 0, hi = stp_ftrace_nsites, mid;
-	unsigned long a;
+	unsigned int n = stp_ftrace_nsites, half;
 
-	while (lo < hi) {		/* lo: the first site above ip */
-		mid = (lo + hi) / 2;
-		if (s[mid].addr <= ip)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo || ip - s[lo - 1].addr >= STP_FTRACE_SITE_MAX)
+	if (unlikely(!n))
 		return NULL;
-	a = s[--lo].addr;
-	while (lo && s[lo - 1].addr == a)
-		lo--;
-	return &s[lo];
+	while (n > 1) {
+		half = n / 2;
+		if (s[half].addr <= ip)
+			s += half;
+		n -= half;
+	}
+	if (ip < s->addr || ip - s->addr >= STP_FTRACE_SITE_MAX)
+		return NULL;
+	while (s > stp_ftrace_sites && s[-1].addr == s->addr)
+		s--;
+	return s;
 }
 
 #ifndef STP_NO_ENTRY_REGS

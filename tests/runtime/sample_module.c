@@ -15,6 +15,7 @@
 #define STP_VERSION "0.0-sample"
 #define STP_NEVENTS 2		/* @pmu cpu-clock, the sampling cpu-clock */
 #define STP_HIST_MAX 1		/* statistics without a histogram */
+#define STP_NO_ENTRY_REGS 1	/* no body reads the probed registers */
 
 #include "stp_limits.h"
 
@@ -80,6 +81,12 @@ static s64 stp_pcpu_get_samples(void)
 	return stp_pcpu_sum(&g_samples, &g_samples_base);
 }
 
+/* assignments (none in this script: begin, end and error probes only) */
+static __maybe_unused s64 stp_pcpu_set_ticks(s64 v)
+{
+	return stp_pcpu_store(&g_ticks, &g_ticks_base, v);
+}
+
 /* lat: a per-CPU statistic (no histogram), merged into c->agg on read */
 static const struct stp_hdesc stp_hd_lat = { .kind = STP_HIST_NONE, .nb = 0 };
 struct stp_pcs_lat {
@@ -111,9 +118,11 @@ static const struct stp_stat *stp_agg_lat(struct stp_context *c)
 /* --- probe bodies --- */
 static void stp_probe_0(struct stp_context *c)
 {
-	c->loc = "sample_module.stp:6:13";
-	if (unlikely(stp_actions(c, 1)))
-		return;
+	if (STP_MAXACTION < 1) {	/* one statement, no loop: at most 1 action */
+		c->loc = "sample_module.stp:6:13";
+		if (unlikely(stp_actions(c, 1)))
+			return;
+	}
 	stp_printf(c, "begin: target=%lld\n", stp_target());
 }
 
@@ -154,17 +163,21 @@ static void stp_probe_2(struct stp_context *c)
 
 static void stp_probe_3(struct stp_context *c)
 {
-	c->loc = "sample_module.stp:21:20";
-	if (unlikely(stp_actions(c, 1)))
-		return;
+	if (STP_MAXACTION < 1) {	/* one statement, no loop: at most 1 action */
+		c->loc = "sample_module.stp:21:20";
+		if (unlikely(stp_actions(c, 1)))
+			return;
+	}
 	__this_cpu_add(g_ticks, 1);
 }
 
 static void stp_probe_4(struct stp_context *c)
 {
-	c->loc = "sample_module.stp:23:53";
-	if (unlikely(stp_actions(c, 1)))
-		return;
+	if (STP_MAXACTION < 1) {	/* one statement, no loop: at most 1 action */
+		c->loc = "sample_module.stp:23:53";
+		if (unlikely(stp_actions(c, 1)))
+			return;
+	}
 	__this_cpu_add(g_samples, 1);
 }
 

@@ -165,6 +165,7 @@ struct stp_context {
 	char outbuf[STP_PRINT_BUFSIZE];	/* this hit's output: one record */
 	u64 ovl_base;			/* overload: start of the interval */
 	u64 ovl_sum;			/* ticks in handlers since ovl_base */
+	u64 ovl_last;			/* end of the last timed hit (0: none) */
 	int ovl_left;			/* hits before the next timed one */
 	s64 dummy_long;			/* target of a store into a full array */
 	char dummy_str[STP_MAXSTRINGLEN];

@@ -64,7 +64,8 @@ static __always_inline bool stp_lock_global(void)
  * CNTVCT_EL0), with the limits given in ns and converted at load. Sampled:
  * one hit in STP_OVERLOAD_SAMPLE (c->ovl_left counts down; the first hit of
  * a CPU is one) is timed from after the global lock to the end of its
- * output, and STP_OVERLOAD_SAMPLE times its time adds up in c->ovl_sum; the
+ * output, and STP_OVERLOAD_SAMPLE times its time, at most the time since
+ * the previous timed hit ended, adds up in c->ovl_sum; the
  * first timed hit that ends STP_OVERLOAD_INTERVAL or more after the
  * interval began checks the sum against STP_OVERLOAD_THRESHOLD, then starts
  * a new interval. The other hits pay one decrement, no clock read. Only
@@ -114,8 +115,17 @@ static noinline void stp_overload_check(struct stp_context *c,
 	u64 interval = now - c->ovl_base;
 	int n;
 
+	/*
+	 * the hit stands for the STP_OVERLOAD_SAMPLE hits since the last timed
+	 * one, which took no longer than the time since it ended (a body slowed
+	 * once, e.g. a vCPU descheduled, is not counted 16 times); the first
+	 * timed hit of a CPU stands for itself
+	 */
+	if (unlikely(!c->ovl_last))
+		c->ovl_last = start;
 	c->ovl_left = STP_OVERLOAD_SAMPLE - 1;
-	c->ovl_sum += (now - start) * STP_OVERLOAD_SAMPLE;
+	c->ovl_sum += min((now - start) * STP_OVERLOAD_SAMPLE, now - c->ovl_last);
+	c->ovl_last = now;
 	if (interval < stp_ovl_interval)
 		return;
 	if (unlikely(c->ovl_sum > stp_ovl_threshold)) {

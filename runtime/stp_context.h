@@ -165,7 +165,9 @@ struct stp_context {
 	u32 outlen;			/* bytes in outbuf */
 	char outbuf[STP_PRINT_BUFSIZE];	/* this hit's output: one record */
 	u64 ovl_base;			/* overload: start of the interval */
-	u64 ovl_sum;			/* ns in handlers since ovl_base */
+	u64 ovl_sum;			/* ticks in handlers since ovl_base */
+	u64 ovl_last;			/* end of the last timed hit (0: none) */
+	int ovl_left;			/* hits before the next timed one */
 	s64 dummy_long;			/* target of a store into a full array */
 	char dummy_str[STP_MAXSTRINGLEN];
 	struct stp_stat agg;		/* a per-CPU statistic merged for reading */

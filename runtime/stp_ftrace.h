@@ -18,7 +18,11 @@
  * also disables preemption), full pt_regs (FTRACE_OPS_FL_SAVE_REGS) with
  * the ip a kprobe pre_handler sees (ip + 1) while the probes run, the
  * original ip restored after (no IPMODIFY). A recursive hit is counted in
- * stp_ftrace_missed, as a kprobe counts nmissed.
+ * stp_ftrace_missed, as a kprobe counts nmissed. When no body reads
+ * registers (target variables, register(), backtraces, embedded C: the
+ * translator then defines STP_NO_ENTRY_REGS) the ops asks for no pt_regs
+ * and the bodies run with c->regs NULL: the kernel's plain ftrace
+ * trampoline saves only the argument registers, about half the work.
  *
  * Unload: unregister_ftrace_function() waits until no CPU runs the
  * callback (ftrace_shutdown: synchronize_rcu_tasks_rude, and
@@ -43,36 +47,75 @@ static unsigned int stp_ftrace_nsites;
 static bool stp_ftrace_registered;
 static atomic64_t stp_ftrace_missed = ATOMIC64_INIT(0);
 
-/* the first site of the function whose ftrace site is ip, or NULL */
+/*
+ * the first site of the function whose ftrace site is ip, or NULL: the
+ * last site at or below ip by halving (no loop for one function), then
+ * back to the first probe of that address
+ */
 static __always_inline const struct stp_ftrace_site *
 stp_ftrace_find(unsigned long ip)
 {
 	const struct stp_ftrace_site *s = stp_ftrace_sites;
-	unsigned int lo = 0, hi = stp_ftrace_nsites, mid;
+	unsigned int n = stp_ftrace_nsites, half;
+
+	if (unlikely(!n))
+		return NULL;
+	while (n > 1) {
+		half = n / 2;
+		if (s[half].addr <= ip)
+			s += half;
+		n -= half;
+	}
+	if (ip < s->addr || ip - s->addr >= STP_FTRACE_SITE_MAX)
+		return NULL;
+	while (s > stp_ftrace_sites && s[-1].addr == s->addr)
+		s--;
+	return s;
+}
+
+#ifndef STP_NO_ENTRY_REGS
+/* the probes of the site s with full pt_regs, the ip a kprobe would show */
+static __always_inline void stp_ftrace_run(const struct stp_ftrace_site *s,
+					   unsigned long ip,
+					   struct ftrace_regs *fregs)
+{
+	const struct stp_ftrace_site *end = stp_ftrace_sites + stp_ftrace_nsites;
+	struct pt_regs *regs = ftrace_get_regs(fregs);
+	unsigned long orig_ip, a;
+
+	if (unlikely(!regs))
+		return;
+	orig_ip = instruction_pointer(regs);
+	instruction_pointer_set(regs, STP_FTRACE_HANDLER_IP(ip));
+	for (a = s->addr; s < end && s->addr == a; s++)
+		stp_run_probe(s->p, regs, STP_STATE_RUNNING);
+	instruction_pointer_set(regs, orig_ip);
+}
+#define STP_FTRACE_OPS_FLAGS FTRACE_OPS_FL_SAVE_REGS
+#else
+/*
+ * no body reads registers (the translator's STP_NO_ENTRY_REGS): the ops
+ * without FTRACE_OPS_FL_SAVE_REGS takes the kernel's cheaper trampoline
+ * (x86-64 6.1: 33 instructions instead of 59), and c->regs is NULL
+ */
+static __always_inline void stp_ftrace_run(const struct stp_ftrace_site *s,
+					   unsigned long ip,
+					   struct ftrace_regs *fregs)
+{
+	const struct stp_ftrace_site *end = stp_ftrace_sites + stp_ftrace_nsites;
 	unsigned long a;
 
-	while (lo < hi) {		/* lo: the first site above ip */
-		mid = (lo + hi) / 2;
-		if (s[mid].addr <= ip)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo || ip - s[lo - 1].addr >= STP_FTRACE_SITE_MAX)
-		return NULL;
-	a = s[--lo].addr;
-	while (lo && s[lo - 1].addr == a)
-		lo--;
-	return &s[lo];
+	for (a = s->addr; s < end && s->addr == a; s++)
+		stp_run_probe_with(s->p, NULL, STP_STATE_RUNNING, NULL, NULL, 0);
 }
+#define STP_FTRACE_OPS_FLAGS 0
+#endif
 
 static void notrace stp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 				       struct ftrace_ops *ops,
 				       struct ftrace_regs *fregs)
 {
-	struct pt_regs *regs = ftrace_get_regs(fregs);
-	const struct stp_ftrace_site *s, *end;
-	unsigned long orig_ip, a;
+	const struct stp_ftrace_site *s;
 	int bit;
 
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
@@ -81,20 +124,14 @@ static void notrace stp_ftrace_handler(unsigned long ip, unsigned long parent_ip
 		return;
 	}
 	s = stp_ftrace_find(ip);
-	if (likely(s && regs)) {
-		end = stp_ftrace_sites + stp_ftrace_nsites;
-		orig_ip = instruction_pointer(regs);
-		instruction_pointer_set(regs, STP_FTRACE_HANDLER_IP(ip));
-		for (a = s->addr; s < end && s->addr == a; s++)
-			stp_run_probe(s->p, regs, STP_STATE_RUNNING);
-		instruction_pointer_set(regs, orig_ip);
-	}
+	if (likely(s))
+		stp_ftrace_run(s, ip, fregs);
 	ftrace_test_recursion_unlock(bit);
 }
 
 static struct ftrace_ops stp_ftrace_ops = {
 	.func = stp_ftrace_handler,
-	.flags = FTRACE_OPS_FL_SAVE_REGS,
+	.flags = STP_FTRACE_OPS_FLAGS,
 };
 
 static int stp_ftrace_site_cmp(const void *a, const void *b)

@@ -93,6 +93,17 @@
 #ifndef STP_OVERLOAD_THRESHOLD
 #define STP_OVERLOAD_THRESHOLD 500000000ULL
 #endif
+/*
+ * Overload timing is sampled: one hit in STP_OVERLOAD_SAMPLE (per CPU) reads
+ * the clock before and after its body and counts STP_OVERLOAD_SAMPLE times
+ * its time; the others pay one decrement. 1: every hit timed (SystemTap).
+ */
+#ifndef STP_OVERLOAD_SAMPLE
+#define STP_OVERLOAD_SAMPLE 16
+#endif
+#if STP_OVERLOAD_SAMPLE < 1 || STP_OVERLOAD_SAMPLE > 65536
+#error "STP_OVERLOAD_SAMPLE (one hit in N timed for the overload check) must be 1 to 65536"
+#endif
 #if defined(STAP_NO_OVERLOAD) && !defined(STP_NO_OVERLOAD)
 #define STP_NO_OVERLOAD 1
 #endif

@@ -85,13 +85,16 @@ static __always_inline void stp_unlock_probe(const struct stp_probe *p)
 #ifndef STP_NO_OVERLOAD
 /*
  * SystemTap's overload check, per CPU, in get_cycles() ticks (cheap: rdtsc,
- * CNTVCT_EL0), with the limits given in ns and converted at load: the time
- * of every body (from after the globals' locks to the end of its output) adds
- * up in c->ovl_sum; the first hit that ends STP_OVERLOAD_INTERVAL or more
- * after the interval began checks the sum against STP_OVERLOAD_THRESHOLD,
- * then starts a new interval. Only probes of the running session count
- * (begin, end and error probes run once). Without a known cycle rate the
- * ticks are local_clock() ns.
+ * CNTVCT_EL0), with the limits given in ns and converted at load. Sampled:
+ * one hit in STP_OVERLOAD_SAMPLE (c->ovl_left counts down; the first hit of
+ * a CPU is one) is timed from after the globals' locks to the end of its
+ * output, and STP_OVERLOAD_SAMPLE times its time, at most the time since
+ * the previous timed hit ended, adds up in c->ovl_sum; the
+ * first timed hit that ends STP_OVERLOAD_INTERVAL or more after the
+ * interval began checks the sum against STP_OVERLOAD_THRESHOLD, then starts
+ * a new interval. The other hits pay one decrement, no clock read. Only
+ * probes of the running session count (begin, end and error probes run
+ * once). Without a known cycle rate the ticks are local_clock() ns.
  */
 static u64 stp_ovl_hz;			/* get_cycles() ticks per second, 0: ns */
 static u64 stp_ovl_interval = STP_OVERLOAD_INTERVAL;	/* in ticks */
@@ -128,14 +131,25 @@ static inline u64 stp_overload_now(void)
 	return likely(stp_ovl_hz) ? (u64)get_cycles() : local_clock();
 }
 
-static void stp_overload_check(struct stp_context *c, const struct stp_probe *p,
+static noinline void stp_overload_check(struct stp_context *c,
+					const struct stp_probe *p,
 			       u64 start)
 {
 	u64 now = stp_overload_now();
 	u64 interval = now - c->ovl_base;
 	int n;
 
-	c->ovl_sum += now - start;
+	/*
+	 * the hit stands for the STP_OVERLOAD_SAMPLE hits since the last timed
+	 * one, which took no longer than the time since it ended (a body slowed
+	 * once, e.g. a vCPU descheduled, is not counted 16 times); the first
+	 * timed hit of a CPU stands for itself
+	 */
+	if (unlikely(!c->ovl_last))
+		c->ovl_last = start;
+	c->ovl_left = STP_OVERLOAD_SAMPLE - 1;
+	c->ovl_sum += min((now - start) * STP_OVERLOAD_SAMPLE, now - c->ovl_last);
+	c->ovl_last = now;
 	if (interval < stp_ovl_interval)
 		return;
 	if (unlikely(c->ovl_sum > stp_ovl_threshold)) {
@@ -162,14 +176,18 @@ static inline void stp_overload_init(void) { }
  * arguments (NULL otherwise); pvalue: a procfs probe's $value buffer of
  * pvalue_size bytes (stp_procfs.h; NULL otherwise). The body's prints become one output record (or more when they exceed
  * STP_PRINT_BUFSIZE), written before the locks are released.
+ * Inlined into each caller (the per-hit path: no call, and the constant
+ * arguments of a caller fold).
  */
-static void stp_run_probe_with(const struct stp_probe *p, struct pt_regs *regs,
-			       int run_state, const u64 *entry, char *pvalue,
-			       u32 pvalue_size)
+static __always_inline void stp_run_probe_with(const struct stp_probe *p,
+					       struct pt_regs *regs,
+					       int run_state, const u64 *entry,
+					       char *pvalue, u32 pvalue_size)
 {
 	struct stp_context *c;
 	unsigned long flags;
 	u64 start __maybe_unused = 0;
+	bool timed __maybe_unused;
 
 	local_irq_save(flags);
 	if (stp_state() != run_state)
@@ -196,15 +214,17 @@ static void stp_run_probe_with(const struct stp_probe *p, struct pt_regs *regs,
 	c->actions = 0;
 	c->outlen = 0;
 #ifndef STP_NO_OVERLOAD
-	if (run_state == STP_STATE_RUNNING)
+	timed = run_state == STP_STATE_RUNNING && unlikely(--c->ovl_left < 0);
+	if (timed)
 		start = stp_overload_now();
 #endif
 	p->body(c);
 	if (unlikely(c->error))
 		stp_report_error(c);
-	stp_output_flush(c);
+	if (c->outlen)
+		stp_output_flush(c);
 #ifndef STP_NO_OVERLOAD
-	if (run_state == STP_STATE_RUNNING)
+	if (timed)
 		stp_overload_check(c, p, start);
 #endif
 	c->probe = NULL;
@@ -220,8 +240,13 @@ out:
 	local_irq_restore(flags);
 }
 
-static void stp_run_probe_data(const struct stp_probe *p, struct pt_regs *regs,
-			       int run_state, const u64 *entry)
+/*
+ * stp_run_probe_with() is inlined where a caller gains from it (the ftrace
+ * handler: constant arguments, no call); the other handlers share this copy
+ */
+static noinline void stp_run_probe_data(const struct stp_probe *p,
+					struct pt_regs *regs, int run_state,
+					const u64 *entry)
 {
 	stp_run_probe_with(p, regs, run_state, entry, NULL, 0);
 }

@@ -25,6 +25,33 @@ enum stp_hist_kind {
 _Static_assert(sizeof(struct stp_stat) == 5 * sizeof(s64),
 	       "local statistics hold struct stp_stat as s64[5]");
 
+/*
+ * A number kept per CPU (the translator's per-CPU globals: only n++,
+ * n += e ... in probes): its value is *base plus every CPU's copy, in u64
+ * so that the sum wraps as one s64 would. Read and set only where no probe
+ * adds (begin, end, error, timers reading a snapshot): nothing locks.
+ */
+static __maybe_unused s64 stp_pcpu_sum(u64 __percpu *pcpu, const u64 *base)
+{
+	u64 v = READ_ONCE(*base);
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		v += READ_ONCE(*per_cpu_ptr(pcpu, cpu));
+	return (s64)v;
+}
+
+/* the number's value becomes v: every CPU's copy 0, the base v */
+static __maybe_unused s64 stp_pcpu_store(u64 __percpu *pcpu, u64 *base, s64 v)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		WRITE_ONCE(*per_cpu_ptr(pcpu, cpu), 0);
+	WRITE_ONCE(*base, (u64)v);
+	return v;
+}
+
 /* bucket layout of an aggregate's histogram */
 struct stp_hdesc {
 	int kind;

@@ -15,6 +15,7 @@
 #define STP_VERSION "0.0-sample"
 #define STP_NEVENTS 2		/* @pmu cpu-clock, the sampling cpu-clock */
 #define STP_HIST_MAX 1		/* statistics without a histogram */
+#define STP_NO_ENTRY_REGS 1	/* no body reads the probed registers */
 
 #include "stp_limits.h"
 
@@ -71,26 +72,24 @@ static DEFINE_RAW_SPINLOCK(g_t0_cpu_lock);
  * probes, read in end: sema/storage.cpp), summed when read
  */
 static DEFINE_PER_CPU(u64, g_ticks);
+static u64 g_ticks_base;
 static DEFINE_PER_CPU(u64, g_samples);
+static u64 g_samples_base;
 
 static s64 stp_pcpu_get_ticks(void)
 {
-	u64 v = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		v += READ_ONCE(*per_cpu_ptr(&g_ticks, cpu));
-	return (s64)v;
+	return stp_pcpu_sum(&g_ticks, &g_ticks_base);
 }
 
 static s64 stp_pcpu_get_samples(void)
 {
-	u64 v = 0;
-	int cpu;
+	return stp_pcpu_sum(&g_samples, &g_samples_base);
+}
 
-	for_each_possible_cpu(cpu)
-		v += READ_ONCE(*per_cpu_ptr(&g_samples, cpu));
-	return (s64)v;
+/* assignments (none in this script: begin, end and error probes only) */
+static __maybe_unused s64 stp_pcpu_set_ticks(s64 v)
+{
+	return stp_pcpu_store(&g_ticks, &g_ticks_base, v);
 }
 
 /* lat: a per-CPU statistic (no histogram), merged into c->agg on read */
@@ -124,9 +123,11 @@ static const struct stp_stat *stp_agg_lat(struct stp_context *c)
 /* --- probe bodies --- */
 static void stp_probe_0(struct stp_context *c)
 {
-	c->loc = "sample_module.stp:6:13";
-	if (unlikely(stp_actions(c, 1)))
-		return;
+	if (STP_MAXACTION < 1) {	/* one statement, no loop: at most 1 action */
+		c->loc = "sample_module.stp:6:13";
+		if (unlikely(stp_actions(c, 1)))
+			return;
+	}
 	stp_printf(c, "begin: target=%lld\n", stp_target());
 }
 
@@ -167,17 +168,21 @@ static void stp_probe_2(struct stp_context *c)
 
 static void stp_probe_3(struct stp_context *c)
 {
-	c->loc = "sample_module.stp:21:20";
-	if (unlikely(stp_actions(c, 1)))
-		return;
+	if (STP_MAXACTION < 1) {	/* one statement, no loop: at most 1 action */
+		c->loc = "sample_module.stp:21:20";
+		if (unlikely(stp_actions(c, 1)))
+			return;
+	}
 	__this_cpu_add(g_ticks, 1);
 }
 
 static void stp_probe_4(struct stp_context *c)
 {
-	c->loc = "sample_module.stp:23:53";
-	if (unlikely(stp_actions(c, 1)))
-		return;
+	if (STP_MAXACTION < 1) {	/* one statement, no loop: at most 1 action */
+		c->loc = "sample_module.stp:23:53";
+		if (unlikely(stp_actions(c, 1)))
+			return;
+	}
 	__this_cpu_add(g_samples, 1);
 }
 

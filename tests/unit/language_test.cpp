@@ -189,6 +189,47 @@ TEST(Language, GeneratedCodeUsesTheRuntimeContracts)
 		EXPECT_NE(code.find(want), std::string::npos) << want;
 }
 
+namespace {
+std::string c_of(const char *text)
+{
+	Checked c(text);
+	EXPECT_FALSE(c.diags.has_errors()) << c.rendered();
+	CodegenInput in;
+	in.script = &c.script;
+	in.sema = &c.sema;
+	in.module_name = "m";
+	return generate_c(in);
+}
+} // namespace
+
+// Entry probes through ftrace ask for full pt_regs (the dearer trampoline)
+// unless nothing in the module may read the probed registers.
+TEST(Language, NoEntryRegsOnlyWhenNoBodyReadsRegisters)
+{
+	const std::string no_regs = "#define STP_NO_ENTRY_REGS 1";
+	EXPECT_NE(c_of("global n\nprobe begin { n++; printf(\"%d %d\\n\", pid(), n) }")
+			  .find(no_regs),
+		  std::string::npos);
+	for (const char *reads : {"probe begin { print_backtrace() }",
+				  "probe begin { println(backtrace()) }",
+				  "probe begin { println(user_mode()) }",
+				  "function f() { println(caller()) }\nprobe begin { f() }"})
+		EXPECT_EQ(c_of(reads).find(no_regs), std::string::npos) << reads;
+}
+
+// MAXACTION in a body without loops or calls: its statements bound the
+// count, so the accounting is compiled only for a lower MAXACTION; a loop
+// keeps it on every pass.
+TEST(Language, StraightLineBodiesCountActionsOnlyBelowTheirSize)
+{
+	std::string code = c_of("global n\nprobe begin { n++; if (n > 1) { n = 2; n = 3 } else n = 4 }");
+	EXPECT_NE(code.find("if (STP_MAXACTION < 5) {"), std::string::npos) << code;
+	EXPECT_NE(code.find("\t\tif (unlikely(stp_actions(c, 2)))"), std::string::npos) << code;
+	code = c_of("global n\nprobe begin { n++; while (n < 3) n++ }");
+	EXPECT_EQ(code.find("STP_MAXACTION <"), std::string::npos) << code;
+	EXPECT_NE(code.find("\tif (unlikely(stp_actions(c, 2)))"), std::string::npos) << code;
+}
+
 TEST(Language, EmbeddedFunctionsNeverCalledAreNotEmitted)
 {
 	SourceFile f("t.stp", "function unused:long() %{ not C at all %}\n"

@@ -47,6 +47,10 @@ std::string Emitter::run()
 		body(i, code);
 
 	header();
+	// entry probes through ftrace get full pt_regs (the dearer trampoline)
+	// only when some body may read them (runtime/stp_ftrace.h)
+	if (!in_.guru && !code_reads_regs(code.str()))
+		os_ << "#define STP_NO_ENTRY_REGS 1 /* no body reads the probed registers */\n\n";
 	os_ << "#include \"stp_limits.h\"\n\n";
 	locals_union();
 	frames_union();
@@ -148,6 +152,24 @@ void Emitter::guru_prelude()
 	for (size_t i = 0; i < sc.embedded.size() && i < sc.embedded_locs.size(); i++)
 		os_ << cmap::embedded(sc.embedded_locs[i], sc.embedded[i]) << "\n"
 		    << cmap::end_marker() << "\n\n";
+}
+
+// Whether the C of the bodies and functions may read the probed context's
+// registers (c->regs): target variables, @entry, $return and pretty prints,
+// register(), returnval(), user_mode(), backtraces and callers, and any
+// embedded C. Conservative: a name below anywhere (a string literal too)
+// counts. Keep in step with the runtime's readers of c->regs (stp_tvar.h,
+// stp_backtrace.h).
+bool Emitter::code_reads_regs(const std::string &code)
+{
+	static const char *const readers[] = {
+		"regs", "stp_tvar", "stp_returnval", "stp_register", "stp_user_mode",
+		"stp_bt_", "backtrace", "stp_print_stack", "stp_sprint_stack", "stp_stack", "stp_caller",
+		"stp_pp_", "stp_parms", "stp_entry_value", "@stp-embedded", "CONTEXT"};
+	for (const char *r : readers)
+		if (code.find(r) != std::string::npos)
+			return true;
+	return false;
 }
 
 bool Emitter::has_maps() const

@@ -92,6 +92,7 @@ private:
 	void regex_tables();
 
 	bool has_maps() const;
+	static bool code_reads_regs(const std::string &code);
 
 	static std::string local_decl(const Symbol &s);
 
@@ -135,6 +136,9 @@ private:
 		std::vector<std::pair<std::string, size_t>> foreach;
 		std::vector<int> tries;             // catch label numbers
 		std::vector<std::string> continues; // what 'continue' does per loop
+		// a probe body without loops or calls: the most actions it can
+		// count (its statements), else -1 (see block_body)
+		long actions_bound = -1;
 	};
 
 	void function(size_t i, std::ostringstream &out);
@@ -150,6 +154,8 @@ private:
 	std::string all_foreach_release();
 
 	static unsigned count_actions(const Stmt &s);
+
+	static long straight_actions(const Stmt &s);
 
 	void block_body(const Stmt &s, int ind);
 

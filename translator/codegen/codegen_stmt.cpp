@@ -109,6 +109,8 @@ void Emitter::body(size_t i, std::ostringstream &out)
 	if (sema_.regex_submatches) // matched() sees this hit's matches only
 		out << "\tc->regex.valid = 0;\n";
 	out_ = &out;
+	if (b.calls.empty())
+		ctx_.actions_bound = straight_actions(*b.body);
 	block_body(*b.body, 1);
 	out << "}\n" << cmap::end_marker() << "\n\n";
 	body_temps_[i] = std::max(ctx_.max_temps, entry_temps);
@@ -157,11 +159,37 @@ unsigned Emitter::count_actions(const Stmt &s)
 	return s.kind == StmtKind::Empty ? 0 : 1;
 }
 
-// The statements of a block, with its MAXACTION accounting first.
+// The most actions a body without calls can count: each statement (not a
+// block, not empty) runs at most once when there is no loop, and is counted
+// by one block_body. -1 with a loop.
+long Emitter::straight_actions(const Stmt &s)
+{
+	if (s.kind == StmtKind::While || s.kind == StmtKind::For || s.kind == StmtKind::Foreach)
+		return -1;
+	long n = s.kind != StmtKind::Block && s.kind != StmtKind::Empty ? 1 : 0;
+	for (const StmtPtr &b : s.body) {
+		long k = b ? straight_actions(*b) : 0;
+		if (k < 0)
+			return -1;
+		n += k;
+	}
+	return n;
+}
+
+// The statements of a block, with its MAXACTION accounting first. In a
+// body that cannot count more than actions_bound actions the accounting
+// is compiled only when MAXACTION is lower (the same errors, at the same
+// statements; nothing to do per hit otherwise).
 void Emitter::block_body(const Stmt &s, int ind)
 {
 	unsigned n = count_actions(s);
-	if (n) {
+	if (n && ctx_.actions_bound >= 0) {
+		line(ind) << "if (STP_MAXACTION < " << ctx_.actions_bound << ") {\n";
+		line(ind + 1) << "c->loc = " << c_string(s.loc.str()) << ";\n";
+		line(ind + 1) << "if (unlikely(stp_actions(c, " << n << ")))\n";
+		line(ind + 2) << error_exit() << "\n";
+		line(ind) << "}\n";
+	} else if (n) {
 		line(ind) << "c->loc = " << c_string(s.loc.str()) << ";\n";
 		line(ind) << "if (unlikely(stp_actions(c, " << n << ")))\n";
 		line(ind + 1) << error_exit() << "\n";

@@ -129,7 +129,8 @@ void Emitter::scalar_stat(const Symbol &g)
 // initializer, or what begin/end/error last assigned) plus every CPU's
 // adds, in u64 so that the sum wraps as one s64 would. Probes add to this
 // CPU's copy with interrupts off (__this_cpu_add: one instruction on x86);
-// the setter runs only where no other probe does (begin, end, error).
+// the setter runs only where no other probe does (begin, end, error). The
+// getter and setter wrap the runtime's stp_pcpu_sum/stp_pcpu_store.
 void Emitter::percpu_number(const Symbol &g)
 {
 	const std::string &n = g.name;
@@ -140,14 +141,9 @@ void Emitter::percpu_number(const Symbol &g)
 		os_ << " = (u64)" << g.init->number << "LL";
 	os_ << ";\n"
 	    << "static __maybe_unused s64 stp_pcpu_get_" << n << "(void)\n{\n"
-	    << "\tu64 v = READ_ONCE(g_" << n << "_base);\n\tint cpu;\n\n"
-	    << "\tfor_each_possible_cpu(cpu)\n"
-	    << "\t\tv += READ_ONCE(*per_cpu_ptr(&g_" << n << ", cpu));\n"
-	    << "\treturn (s64)v;\n}\n"
-	    << "static __maybe_unused s64 stp_pcpu_set_" << n << "(s64 v)\n{\n\tint cpu;\n\n"
-	    << "\tfor_each_possible_cpu(cpu)\n"
-	    << "\t\tWRITE_ONCE(*per_cpu_ptr(&g_" << n << ", cpu), 0);\n"
-	    << "\tWRITE_ONCE(g_" << n << "_base, (u64)v);\n\treturn v;\n}\n";
+	    << "\treturn stp_pcpu_sum(&g_" << n << ", &g_" << n << "_base);\n}\n"
+	    << "static __maybe_unused s64 stp_pcpu_set_" << n << "(s64 v)\n{\n"
+	    << "\treturn stp_pcpu_store(&g_" << n << ", &g_" << n << "_base, v);\n}\n";
 }
 
 void Emitter::maps_table()

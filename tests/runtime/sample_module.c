@@ -206,7 +206,8 @@ static void stp_probe_5(struct stp_context *c)
 
 /*
  * --- probe table (begin takes no lock: it touches no global; the timer
- * and the sampler only add to per-CPU numbers) ---
+ * and the sampler only add to per-CPU numbers; .percpu: the body touches
+ * per-CPU storage, so in NMI it never runs over a body on its CPU) ---
  */
 static struct stp_probe stp_probes[] = {
 	{ .kind = STP_PROBE_BEGIN, .name = "begin",
@@ -216,15 +217,18 @@ static struct stp_probe stp_probes[] = {
 	  .loc = "sample_module.stp:8:7", .body = stp_probe_1, .lock = 1 },
 	{ .kind = STP_PROBE_KRETPROBE, .symbol = "__x64_sys_getpid",
 	  .name = "kprobe.function(\"__x64_sys_getpid\").return",
-	  .loc = "sample_module.stp:15:7", .body = stp_probe_2, .lock = 1 },
+	  .loc = "sample_module.stp:15:7", .body = stp_probe_2, .lock = 1,
+	  .percpu = 1 },
 	{ .kind = STP_PROBE_TIMER, .period_ns = 10000000,
 	  .name = "timer.ms(10)", .loc = "sample_module.stp:21:7",
-	  .body = stp_probe_3, .lock = 0 },
+	  .body = stp_probe_3, .lock = 0, .percpu = 1 },
 	{ .kind = STP_PROBE_PERF, .event = 1, .sample_period = 1000000,
 	  .name = "perf.event(\"perf::cpu-clock\").sample(1000000)",
-	  .loc = "sample_module.stp:23:7", .body = stp_probe_4, .lock = 0 },
+	  .loc = "sample_module.stp:23:7", .body = stp_probe_4, .lock = 0,
+	  .percpu = 1 },
 	{ .kind = STP_PROBE_END, .name = "end",
-	  .loc = "sample_module.stp:25:7", .body = stp_probe_5, .lock = 1 },
+	  .loc = "sample_module.stp:25:7", .body = stp_probe_5, .lock = 1,
+	  .percpu = 1 },
 };
 
 #include "stp_module.h"

@@ -324,6 +324,8 @@ void Emitter::probe_table()
 		    << "\t\t.loc = " << c_string(p.loc.str()) << ",\n"
 		    << "\t\t.body = stp_probe_" << pi.body << ",\n"
 		    << "\t\t.lock = " << (sema_.bodies[pi.body].uses_globals ? 1 : 0) << ",\n";
+		if (sema_.bodies[pi.body].uses_percpu)
+			os_ << "\t\t.percpu = 1,\n";
 		if (pi.optional)
 			os_ << "\t\t.optional = 1,\n";
 		os_ << "\t},\n";

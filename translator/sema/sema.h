@@ -71,6 +71,8 @@ struct ProbeBody {
 	std::unique_ptr<Stmt> owned;    // synthesized body (aliases, conditions)
 	std::vector<std::unique_ptr<Symbol>> locals;
 	bool uses_globals = false;      // needs the global lock
+	bool touches_stat = false;      // touches a scalar statistic itself
+	bool uses_percpu = false;       // it or a function it calls touches per-CPU storage
 	std::set<const Symbol *> globals; // globals it touches itself (not scalar statistics)
 	std::set<size_t> calls;         // functions called directly
 	// target variables the body reads ("$a->b", "@entry($a)"); each probe
@@ -86,6 +88,8 @@ struct FunctionInfo {
 	Type ret = Type::Unknown;
 	std::vector<std::unique_ptr<Symbol>> locals; // parameters first
 	bool uses_globals = false;
+	bool touches_stat = false;
+	bool uses_percpu = false;
 	std::set<const Symbol *> globals;
 	std::set<size_t> calls;
 	bool used = false;

@@ -16,9 +16,11 @@
 #    NMI interrupted a body on its CPU) are more than 0, at most in_probe,
 #    and exactly the records the loader (-v) reports through the nested
 #    (NMI) rings;
-#  - the array-updating NMI probe (global lock tried once): its count in
-#    the script + hits skipped (the loader's warning) == NMIs handled, some
-#    skipped (an NMI over a body holding the lock);
+#  - the array-updating NMI probe (global lock tried once) and the one
+#    adding to a scalar statistic (per-CPU: never run over a body of its
+#    CPU): the latter counted exactly the NMIs not over a body, and both
+#    counts + hits skipped (the loader's warning) == 2 * NMIs handled, the
+#    locking one skipped some (an NMI over a body holding the lock);
 #  - each worker's BUSY hits printed and counted; no record dropped; exit 0
 #    and (the --vm harness) a clean kernel log;
 #  - unloading the test module unregisters its NMI handler: loaded again
@@ -105,14 +107,19 @@ for l in err:
     mm = re.fullmatch(r"stap-pmu: (\d+) output records? through the nested \(NMI\) rings", l)
     if mm:
         nested = int(mm[1])
-check(any(re.search(r"stap_pmu_[0-9a-f]+: probes: 3 entry through ftrace_ops, 0 kprobes", l)
+check(any(re.search(r"stap_pmu_[0-9a-f]+: probes: 4 entry through ftrace_ops, 0 kprobes", l)
           for l in err), "the module's functions not probed through the ftrace_ops")
 check(0 < over <= inprobe, "NMI lines over a body %d, expected 1..in_probe %d" % (over, inprobe))
 check(nested == over, "records through the nested rings %d != NMI lines over a body %d" %
       (nested, over))
-check(counted + skipped == handled,
-      "locked NMI probe: counted %d + skipped %d != handled %d" % (counted, skipped, handled))
-check(skipped > 0, "the locked NMI probe was never skipped")
+pc = [int(l.split()[-1]) for l in out if l.startswith("end pcpu ")]
+pc = pc[0] if len(pc) == 1 else -1
+check(pc == handled - over,
+      "per-CPU NMI probe counted %d, expected the %d NMIs not over a body" % (pc, handled - over))
+check(counted + pc + skipped == 2 * handled,
+      "locked NMI probe %d + per-CPU one %d + skipped %d != 2 * handled %d" %
+      (counted, pc, skipped, handled))
+check(skipped > over, "the locked NMI probe was never skipped")
 for c in (0, 1):
     check(("end busy cpu%d %d" % (c, busy)) in out, "cpu%d: not %d busy hits" % (c, busy))
 check(len([l for l in out if re.fullmatch(r"b{40} busy \d+ 43", l)]) == 2 * busy,
@@ -122,8 +129,8 @@ check(not any(re.search("WARNING|BUG|Oops", l) for l in err
               if not re.fullmatch(r"WARNING: \d+ probe hits skipped", l)),
       "a warning on stderr")
 print("rounds %d handled %d in_probe %d printed %d (over a body %d, nested records %d) "
-      "locked probe counted %d skipped %d" %
-      (r, handled, inprobe, printed, over, nested, counted, skipped))
+      "locked probe counted %d, per-CPU probe %d, skipped %d" %
+      (r, handled, inprobe, printed, over, nested, counted, pc, skipped))
 for f in fails:
     print("FAIL:", f)
 if fails:

@@ -65,7 +65,8 @@ struct stp_bt_scratch {
 	char sym[KSYM_SYMBOL_LEN + sizeof(" [kernel]")];
 };
 
-static __maybe_unused DEFINE_PER_CPU(struct stp_bt_scratch, stp_bt_scratch);
+/* one per context of the CPU (stp_ctx_level()): an NMI body may run over another */
+static __maybe_unused DEFINE_PER_CPU(struct stp_bt_scratch, stp_bt_scratch[STP_CTX_LEVELS]);
 
 /* user_mode(): 1 when the probe interrupted user space */
 static inline s64 stp_user_mode(struct stp_context *c)
@@ -167,7 +168,7 @@ static unsigned int stp_bt_unwind(const struct stp_probe *p,
 static unsigned int stp_bt_collect(struct stp_context *c,
 				   const unsigned long **frames)
 {
-	struct stp_bt_scratch *s = this_cpu_ptr(&stp_bt_scratch);
+	struct stp_bt_scratch *s = this_cpu_ptr(&stp_bt_scratch[stp_ctx_level()]);
 	struct pt_regs *regs = c->regs;
 
 	*frames = s->addr;
@@ -186,7 +187,7 @@ static unsigned int stp_bt_collect(struct stp_context *c,
  */
 static const char *stp_bt_symbol(unsigned long addr, bool ret, bool with_size)
 {
-	char *b = this_cpu_ptr(&stp_bt_scratch)->sym;
+	char *b = this_cpu_ptr(&stp_bt_scratch[stp_ctx_level()])->sym;
 	const size_t len = sizeof_field(struct stp_bt_scratch, sym);
 	char *slash, *end;
 	int n;

@@ -90,6 +90,9 @@ struct stp_probe {
 	void (*body)(struct stp_context *c);
 	raw_spinlock_t *const *locks;	/* the globals' locks body holds */
 	unsigned int nlocks;
+	int percpu;			/* the body touches per-CPU globals (scalar
+					   statistics, per-CPU numbers): in NMI it
+					   never runs over a body on its CPU */
 	int optional;			/* a kprobe that cannot be registered is skipped */
 	int event;			/* PERF: index of its sampling event */
 	u64 sample_period;		/* PERF: events per sample, or */
@@ -199,7 +202,26 @@ static struct stp_session stp_session = {
 	.ctl_mutex = __MUTEX_INITIALIZER(stp_session.ctl_mutex),
 };
 
-static DEFINE_PER_CPU(struct stp_context *, stp_contexts);
+/*
+ * Two contexts per CPU: [0] for bodies in task, softirq and hardirq
+ * context (they run with interrupts off, so they never nest), [1] for
+ * bodies in NMI context, which may interrupt a body of [0] on their CPU
+ * (NMIs do not nest). stp_ctx_level() picks one; per-CPU scratch a body
+ * uses (backtraces, tokenize()) is indexed the same way.
+ */
+#define STP_CTX_LEVELS 2
+static DEFINE_PER_CPU(struct stp_context *, stp_contexts[STP_CTX_LEVELS]);
+
+static __always_inline int stp_ctx_level(void)
+{
+	return in_nmi() ? 1 : 0;
+}
+
+/* this CPU's context for the current (NMI or other) context */
+static __always_inline struct stp_context *stp_this_context(void)
+{
+	return __this_cpu_read(stp_contexts[stp_ctx_level()]);
+}
 
 static inline int stp_state(void)
 {
@@ -230,26 +252,28 @@ static inline void stp_count_skipped(void)
 
 static void stp_contexts_free(void)
 {
-	int cpu;
+	int cpu, l;
 
-	for_each_possible_cpu(cpu) {
-		kvfree(per_cpu(stp_contexts, cpu));
-		per_cpu(stp_contexts, cpu) = NULL;
-	}
+	for_each_possible_cpu(cpu)
+		for (l = 0; l < STP_CTX_LEVELS; l++) {
+			kvfree(per_cpu(stp_contexts[l], cpu));
+			per_cpu(stp_contexts[l], cpu) = NULL;
+		}
 }
 
-/* one context per possible CPU, on that CPU's node (sleeps) */
+/* the contexts of every possible CPU, on that CPU's node (sleeps) */
 static int stp_contexts_alloc(void)
 {
 	struct stp_context *c;
-	int cpu;
+	int cpu, l;
 
-	for_each_possible_cpu(cpu) {
-		c = kvzalloc_node(sizeof(*c), GFP_KERNEL, cpu_to_node(cpu));
-		if (!c)
-			goto err_free;
-		per_cpu(stp_contexts, cpu) = c;
-	}
+	for_each_possible_cpu(cpu)
+		for (l = 0; l < STP_CTX_LEVELS; l++) {
+			c = kvzalloc_node(sizeof(*c), GFP_KERNEL, cpu_to_node(cpu));
+			if (!c)
+				goto err_free;
+			per_cpu(stp_contexts[l], cpu) = c;
+		}
 	return 0;
 
 err_free:

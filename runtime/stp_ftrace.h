@@ -24,6 +24,13 @@
  * and the bodies run with c->regs NULL: the kernel's plain ftrace
  * trampoline saves only the argument registers, about half the work.
  *
+ * Module functions ("mod:func") get their address at load from a kprobe
+ * registered disabled (stp_ftrace_resolve_modules). ftrace keeps an
+ * unloaded module's addresses in an ops' filter (a module loaded there
+ * later would be traced), so a module notifier takes the going module's
+ * addresses out of the filter, or unregisters the ops when they are all
+ * that is left (an empty filter traces every function).
+ *
  * Unload: unregister_ftrace_function() waits until no CPU runs the
  * callback (ftrace_shutdown: synchronize_rcu_tasks_rude, and
  * synchronize_rcu_tasks on preemptible kernels, for a module's ops), then
@@ -45,6 +52,10 @@ struct stp_ftrace_site {
 static struct stp_ftrace_site *stp_ftrace_sites;
 static unsigned int stp_ftrace_nsites;
 static bool stp_ftrace_registered;
+static unsigned int stp_ftrace_live;	/* distinct addresses in the filter */
+static bool *stp_ftrace_gone;		/* per site: its module went away */
+static DEFINE_MUTEX(stp_ftrace_mutex);	/* registration vs the module notifier */
+static bool stp_ftrace_notifier_on;
 static atomic64_t stp_ftrace_missed = ATOMIC64_INIT(0);
 
 /*
@@ -134,6 +145,77 @@ static struct ftrace_ops stp_ftrace_ops = {
 	.flags = STP_FTRACE_OPS_FLAGS,
 };
 
+/*
+ * whether kallsyms' text for an address, "func+0xOFF/0xSIZE [mod]", names
+ * the function sym ("mod:func") near its start (OFF: a kprobe sits past an
+ * ENDBR); off: OFF
+ */
+static bool stp_ftrace_check_module_sym(const char *buf, const char *sym,
+					unsigned long *off)
+{
+	const char *colon = strchr(sym, ':');
+	size_t ml = colon - sym, fl = strlen(colon + 1);
+	const char *br;
+
+	if (strncmp(buf, colon + 1, fl) || buf[fl] != '+' ||
+	    sscanf(buf + fl, "+%lx/", off) != 1 || *off >= STP_FTRACE_SITE_MAX)
+		return false;
+	br = strstr(buf + fl, " [");
+	return br && !strncmp(br + 2, sym, ml) && br[2 + ml] == ']' &&
+	       !br[3 + ml];
+}
+
+/*
+ * The address of a module function ("mod:func", offset 0) the translator
+ * cannot know (the module is placed at load): the kernel resolves the name
+ * for a kprobe registered disabled (nothing is armed), the address is
+ * checked the way stp_probe_resolve() checks vmlinux ones (kallsyms names
+ * the function there, "func+0x0/... [mod]", after the kprobe's own
+ * adjustment past an ENDBR is taken back), and the kprobes of all probes
+ * are unregistered in one batch (one RCU wait). A probe whose name does
+ * not resolve keeps addr 0: registered by name as a kprobe, which reports
+ * why. Sleeps.
+ */
+static void stp_ftrace_resolve_modules(struct stp_probe *probes, unsigned int n)
+{
+	static char buf[KSYM_SYMBOL_LEN];	/* module init runs one at a time */
+	struct kprobe *kps, **ptrs;
+	unsigned int i, k = 0;
+	unsigned long a, off;
+
+	for (i = 0; i < n; i++)
+		k += probes[i].kind == STP_PROBE_KPROBE && !probes[i].offset &&
+		     !probes[i].addr && strchr(probes[i].symbol, ':');
+	if (!k)
+		return;
+	kps = kcalloc(k, sizeof(*kps), GFP_KERNEL);
+	ptrs = kcalloc(k, sizeof(*ptrs), GFP_KERNEL);
+	if (!kps || !ptrs)
+		goto out;	/* by name, as kprobes */
+	for (i = 0, k = 0; i < n; i++) {
+		struct stp_probe *p = &probes[i];
+		struct kprobe *kp = &kps[k];
+
+		if (p->kind != STP_PROBE_KPROBE || p->offset || p->addr ||
+		    !strchr(p->symbol, ':'))
+			continue;
+		kp->symbol_name = p->symbol;
+		kp->flags = KPROBE_FLAG_DISABLED;
+		if (register_kprobe(kp))
+			continue;
+		ptrs[k++] = kp;
+		a = (unsigned long)kp->addr;
+		sprint_symbol(buf, a);
+		if (stp_ftrace_check_module_sym(buf, p->symbol, &off))
+			p->addr = a - off;
+	}
+	if (k)
+		unregister_kprobes(ptrs, k);
+out:
+	kfree(kps);
+	kfree(ptrs);
+}
+
 static int stp_ftrace_site_cmp(const void *a, const void *b)
 {
 	unsigned long x = ((const struct stp_ftrace_site *)a)->addr;
@@ -207,6 +289,101 @@ static int stp_ftrace_filter_sites(void)
 	return bad;
 }
 
+/* whether p probes a function of the module named mod ("mod:func") */
+static bool stp_ftrace_of_module(const struct stp_probe *p, const char *mod)
+{
+	size_t n = strlen(mod);
+
+	return !strncmp(p->symbol, mod, n) && p->symbol[n] == ':';
+}
+
+/*
+ * The module mod is going: its sites' addresses leave the filter, or the
+ * ops is unregistered when nothing else is left in it. Under
+ * stp_ftrace_mutex, registered; sleeps.
+ */
+static void stp_ftrace_drop_module(const char *mod)
+{
+	unsigned long *ips;
+	unsigned int i, k = 0, m = 0;
+
+	ips = kcalloc(stp_ftrace_nsites, sizeof(*ips), GFP_KERNEL);
+	for (i = 0; i < stp_ftrace_nsites; i++) {
+		const struct stp_ftrace_site *s = &stp_ftrace_sites[i];
+
+		if (stp_ftrace_gone[i] || !stp_ftrace_of_module(s->p, mod))
+			continue;
+		stp_ftrace_gone[i] = true;
+		m++;
+		if (ips && (!k || ips[k - 1] != s->addr))
+			ips[k++] = s->addr;
+	}
+	if (!m)
+		goto out;
+	if (ips && k < stp_ftrace_live &&
+	    !ftrace_set_filter_ips(&stp_ftrace_ops, ips, k, 1, 0)) {
+		stp_ftrace_live -= k;
+		goto out;
+	}
+	/* all that was left (or the filter could not change): no ops at all */
+	unregister_ftrace_function(&stp_ftrace_ops);
+	ftrace_free_filter(&stp_ftrace_ops);
+	stp_ftrace_registered = false;
+	stp_ftrace_live = 0;
+out:
+	kfree(ips);
+}
+
+static int stp_ftrace_module_event(struct notifier_block *nb,
+				   unsigned long event, void *data)
+{
+	struct module *mod = data;
+
+	if (event != MODULE_STATE_GOING)
+		return NOTIFY_DONE;
+	mutex_lock(&stp_ftrace_mutex);
+	if (stp_ftrace_registered)
+		stp_ftrace_drop_module(mod->name);
+	mutex_unlock(&stp_ftrace_mutex);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block stp_ftrace_module_nb = {
+	.notifier_call = stp_ftrace_module_event,
+};
+
+/*
+ * registers the ops (filter set) and, when a site is a module function,
+ * the module notifier; 0 or the error of register_ftrace_function
+ */
+static int stp_ftrace_ops_register(void)
+{
+	unsigned int i;
+	int rc;
+
+	stp_ftrace_live = 0;
+	for (i = 0; i < stp_ftrace_nsites; i++) {
+		if (!i || stp_ftrace_sites[i].addr != stp_ftrace_sites[i - 1].addr)
+			stp_ftrace_live++;
+		if (strchr(stp_ftrace_sites[i].p->symbol, ':'))
+			stp_ftrace_notifier_on = true;
+	}
+	if (stp_ftrace_notifier_on &&
+	    (rc = register_module_notifier(&stp_ftrace_module_nb))) {
+		stp_ftrace_notifier_on = false;
+		return rc;
+	}
+	mutex_lock(&stp_ftrace_mutex);
+	rc = register_ftrace_function(&stp_ftrace_ops);
+	stp_ftrace_registered = !rc;
+	mutex_unlock(&stp_ftrace_mutex);
+	if (rc && stp_ftrace_notifier_on) {
+		unregister_module_notifier(&stp_ftrace_module_nb);
+		stp_ftrace_notifier_on = false;
+	}
+	return rc;
+}
+
 /*
  * Puts every entry probe with a known address on an ftrace-able function
  * into the ftrace_ops and registers it (one ftrace update); sets
@@ -218,6 +395,7 @@ static int stp_ftrace_register(struct stp_probe *probes, unsigned int n)
 	unsigned int i, k = 0;
 	int rc;
 
+	stp_ftrace_resolve_modules(probes, n);
 	for (i = 0; i < n; i++)
 		k += probes[i].kind == STP_PROBE_KPROBE && !probes[i].offset &&
 		     probes[i].addr;
@@ -244,14 +422,20 @@ static int stp_ftrace_register(struct stp_probe *probes, unsigned int n)
 		ftrace_free_filter(&stp_ftrace_ops);
 		return 0;
 	}
-	rc = register_ftrace_function(&stp_ftrace_ops);
+	stp_ftrace_gone = kcalloc(stp_ftrace_nsites, sizeof(*stp_ftrace_gone),
+				  GFP_KERNEL);
+	if (!stp_ftrace_gone) {
+		ftrace_free_filter(&stp_ftrace_ops);
+		rc = -ENOMEM;
+		goto err;
+	}
+	rc = stp_ftrace_ops_register();
 	if (rc) {
 		stp_info("cannot register the ftrace_ops (%d): entry probes through kprobes\n",
 			 rc);
 		ftrace_free_filter(&stp_ftrace_ops);
 		goto err;
 	}
-	stp_ftrace_registered = true;
 	for (i = 0; i < stp_ftrace_nsites; i++)
 		stp_ftrace_sites[i].p->registered = true;
 	return 0;
@@ -268,17 +452,26 @@ static void stp_ftrace_unregister(void)
 {
 	unsigned int i;
 
-	if (!stp_ftrace_registered)
-		return;
-	unregister_ftrace_function(&stp_ftrace_ops);
-	ftrace_free_filter(&stp_ftrace_ops);
-	stp_ftrace_registered = false;
+	mutex_lock(&stp_ftrace_mutex);
+	if (stp_ftrace_registered) {
+		unregister_ftrace_function(&stp_ftrace_ops);
+		ftrace_free_filter(&stp_ftrace_ops);
+		stp_ftrace_registered = false;
+	}
+	mutex_unlock(&stp_ftrace_mutex);
+	/* after the mutex: a running callback may wait for it */
+	if (stp_ftrace_notifier_on) {
+		unregister_module_notifier(&stp_ftrace_module_nb);
+		stp_ftrace_notifier_on = false;
+	}
 	for (i = 0; i < stp_ftrace_nsites; i++)
 		stp_ftrace_sites[i].p->registered = false;
 }
 
 static void stp_ftrace_free(void)
 {
+	kfree(stp_ftrace_gone);
+	stp_ftrace_gone = NULL;
 	kfree(stp_ftrace_sites);
 	stp_ftrace_sites = NULL;
 	stp_ftrace_nsites = 0;

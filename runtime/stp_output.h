@@ -12,10 +12,12 @@
  *
  * Rings: every possible CPU has STP_OUT_LEVELS single-producer
  * single-consumer rings, allocated at init. Only that CPU writes them, with
- * interrupts off; a per-CPU nesting count picks the ring, so a writer that
- * interrupts a write on its CPU (an NMI: perf overflow handlers of hardware
- * events) uses the next level's ring, and a third nested writer drops its
- * record and counts it. Nothing locks or spins: the writer reads the
+ * interrupts off, so the only writer that can interrupt another is a body
+ * in NMI context (a probe hit in NMI, perf overflow handlers of hardware
+ * events), which runs in the CPU's NMI context (stp_probes.h). Such a
+ * writer uses the level-1 (nested) ring when it interrupted a body on its
+ * CPU (stp_out_level), so it never races the level-0 writer; a writer
+ * nested deeper drops its record and counts it. Nothing locks or spins: the writer reads the
  * reader's tail (acquire), drops and counts the record when it does not
  * fit, else takes a sequence number, copies the record and publishes the
  * new head (release). The sequence number is taken only once the record is
@@ -133,6 +135,21 @@ static u16 stp_probe_index(const struct stp_probe *p)
 }
 
 /*
+ * The ring level of a writer that found nest writes running on this CPU:
+ * at least 1 in NMI over a body (context 0 busy) of its CPU, even when that
+ * body is not writing at the moment.
+ */
+static __always_inline int stp_out_level(int nest)
+{
+	struct stp_context *c;
+
+	if (nest || !in_nmi())
+		return nest;
+	c = __this_cpu_read(stp_contexts[0]);
+	return c && atomic_read(&c->busy);
+}
+
+/*
  * Stores one record in this CPU's ring of the current nesting level, or
  * drops and counts it. Any context, NMI included; never waits.
  */
@@ -149,7 +166,7 @@ static void stp_output_record(const struct stp_probe *p, u8 type,
 	if (unlikely(!len || !stp_out.rings))
 		return;
 	local_irq_save(flags);
-	level = this_cpu_inc_return(stp_out_nest) - 1;
+	level = stp_out_level(this_cpu_inc_return(stp_out_nest) - 1);
 	r = NULL;
 	if (likely(level < STP_OUT_LEVELS))
 		r = stp_out.rings[smp_processor_id() * STP_OUT_LEVELS + level];
@@ -193,6 +210,7 @@ static void stp_output_flush(struct stp_context *c)
 
 struct stp_out_counts {
 	u64 written, dropped, dropped_bytes;
+	u64 nested;			/* of written: in the nested rings */
 };
 
 static void stp_output_counts(int cpu, struct stp_out_counts *n)
@@ -205,6 +223,8 @@ static void stp_output_counts(int cpu, struct stp_out_counts *n)
 		if (!r)
 			continue;
 		n->written += READ_ONCE(r->written);
+		if (level)
+			n->nested += READ_ONCE(r->written);
 		n->dropped += READ_ONCE(r->dropped);
 		n->dropped_bytes += READ_ONCE(r->dropped_bytes);
 	}
@@ -457,14 +477,16 @@ static int stp_proc_status_show(struct seq_file *m, void *v)
 	all.dropped_bytes += atomic64_read(&stp_out.nested_dropped_bytes);
 	seq_printf(m, "dropped %llu\n", all.dropped);
 	seq_printf(m, "dropped_bytes %llu\n", all.dropped_bytes);
+	seq_printf(m, "nested %llu\n", all.nested);
 	seq_printf(m, "error %d\n", atomic_read(&stp_session.errors));
 	seq_printf(m, "bufsize %u\n", (unsigned int)STP_BUFSIZE);
 	for_each_possible_cpu(cpu) {
 		one = (struct stp_out_counts){};
 		stp_output_counts(cpu, &one);
 		if (one.written || one.dropped)
-			seq_printf(m, "cpu%d written %llu dropped %llu dropped_bytes %llu\n",
-				   cpu, one.written, one.dropped, one.dropped_bytes);
+			seq_printf(m, "cpu%d written %llu dropped %llu dropped_bytes %llu nested %llu\n",
+				   cpu, one.written, one.dropped, one.dropped_bytes,
+				   one.nested);
 	}
 	stp_pmu_status(m);
 	return 0;

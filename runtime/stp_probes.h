@@ -7,10 +7,13 @@
  * context (busy: a re-entry, the hit is skipped and counted), the session
  * state check, the bounded global trylock, the body.
  *
- * NMI: perf overflow handlers of hardware events (and a kprobe hit in NMI
- * context) go through the same path: the busy context catches re-entry on
- * this CPU, each global's lock is tried once (a failure skips the hit and
- * counts it), output goes to per-CPU rings without locks (stp_output.h).
+ * NMI: perf overflow handlers of hardware events (and a probe hit in NMI
+ * context) go through the same path with the CPU's NMI context
+ * (stp_this_context()), so they run even over a body on their CPU: each
+ * global's lock is tried once (a failure skips the hit and counts it), a
+ * body touching per-CPU globals is skipped over a running body (its
+ * updates are not atomic against it: stp_nmi_may_run), and output goes to
+ * the CPU's nested ring without locks (stp_output.h).
  */
 #ifndef STP_PROBES_H
 #define STP_PROBES_H
@@ -52,6 +55,18 @@ static noinline bool stp_lock_wait(raw_spinlock_t *l)
 		udelay(STP_TRYLOCKDELAY);
 	}
 	return false;
+}
+
+/*
+ * In NMI: false (the hit is skipped) when p touches per-CPU globals and a
+ * body runs below on this CPU, which may be updating the same copy
+ * (stp_stat_add, or __this_cpu_add outside x86, are not single
+ * instructions). Outside NMI bodies never nest.
+ */
+static __always_inline bool stp_nmi_may_run(const struct stp_probe *p)
+{
+	return !in_nmi() || !p->percpu ||
+	       !atomic_read(&__this_cpu_read(stp_contexts[0])->busy);
 }
 
 /*
@@ -192,8 +207,8 @@ static __always_inline void stp_run_probe_with(const struct stp_probe *p,
 	local_irq_save(flags);
 	if (stp_state() != run_state)
 		goto out;
-	c = __this_cpu_read(stp_contexts);
-	if (unlikely(atomic_inc_return(&c->busy) != 1)) {
+	c = stp_this_context();
+	if (unlikely(atomic_inc_return(&c->busy) != 1 || !stp_nmi_may_run(p))) {
 		stp_count_skipped();
 		goto out_busy;
 	}
@@ -297,8 +312,8 @@ static bool stp_run_entry_fn(const struct stp_probe *p, struct pt_regs *regs,
 
 	memset(vals, 0, p->nentry * sizeof(*vals));
 	local_irq_save(flags);
-	c = __this_cpu_read(stp_contexts);
-	if (unlikely(atomic_inc_return(&c->busy) != 1))
+	c = stp_this_context();
+	if (unlikely(atomic_inc_return(&c->busy) != 1 || !stp_nmi_may_run(p)))
 		goto out_busy;
 	if (unlikely(!stp_lock_probe(p)))
 		goto out_busy;

@@ -209,18 +209,19 @@ static inline s64 stp_isdigit(const char *s)
  * over with a copy of s; "" continues the string of the previous call.
  * Each call returns the next non-empty token between characters of delim,
  * "" when none is left. The state is this CPU's (a handler is never
- * preempted), so it carries over between hits on the same CPU only.
+ * preempted), so it carries over between hits on the same CPU only; NMI
+ * bodies have their own (stp_ctx_level()).
  */
 struct stp_tokenizer {
 	char buf[STP_MAXSTRINGLEN];
 	char *next;
 };
 
-static __maybe_unused DEFINE_PER_CPU(struct stp_tokenizer, stp_tokenizer);
+static __maybe_unused DEFINE_PER_CPU(struct stp_tokenizer, stp_tokenizer[STP_CTX_LEVELS]);
 
 static __maybe_unused const char *stp_tokenize(char *dst, const char *s, const char *delim)
 {
-	struct stp_tokenizer *t = this_cpu_ptr(&stp_tokenizer);
+	struct stp_tokenizer *t = this_cpu_ptr(&stp_tokenizer[stp_ctx_level()]);
 	char *tok;
 
 	if (s[0]) {

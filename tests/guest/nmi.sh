@@ -6,14 +6,21 @@
 # CPU). Meanwhile a worker pinned to each CPU calls stp_tm_busy(1..BUSY),
 # whose probe loops printing with interrupts off (most of the worker's time:
 # -D STP_NO_OVERLOAD); the module counts the NMIs
-# that landed inside that probe's handler (in_probe). Checked, exactly:
+# that landed inside that probe's handler (in_probe). The module's
+# functions are probed through the script module's ftrace_ops (-v says so),
+# which an NMI reaches even over a running probe. Checked, exactly:
 #  - the module handled ROUNDS * 2 NMIs, none lost, some (in_probe > 0)
 #    inside a running probe;
-#  - every NMI probe line says in_nmi 1; per CPU its seqs rise and its count
-#    is the script's own count of the same hits (an array updated in NMI);
-#  - NMI lines printed + hits skipped (the loader's warning) == NMIs handled,
-#    and skipped >= in_probe (an NMI that interrupts a probe on its CPU is
-#    skipped and counted, never run, never lost);
+#  - the lock-free NMI probe ran in every NMI: per CPU its seqs are exactly
+#    1..ROUNDS, every line says in_nmi 1; the lines that say "over 1" (the
+#    NMI interrupted a body on its CPU) are more than 0, at most in_probe,
+#    and exactly the records the loader (-v) reports through the nested
+#    (NMI) rings;
+#  - the array-updating NMI probe (global lock tried once) and the one
+#    adding to a scalar statistic (per-CPU: never run over a body of its
+#    CPU): the latter counted exactly the NMIs not over a body, and both
+#    counts + hits skipped (the loader's warning) == 2 * NMIs handled, the
+#    locking one skipped some (an NMI over a body holding the lock);
 #  - each worker's BUSY hits printed and counted; no record dropped; exit 0
 #    and (the --vm harness) a clean kernel log;
 #  - unloading the test module unregisters its NMI handler: loaded again
@@ -36,7 +43,7 @@ echo nmi $rounds > /proc/stp_testmod; wait; cat /proc/stp_testmod'"
 # into the freed module (the kernel log check fails the run).
 after='rmmod stp_testmod && insmod /stap-pmu/extra/stp_testmod.ko && echo =reloaded= &&
 echo nmi 10 > /proc/stp_testmod && cat /proc/stp_testmod'
-"$stap_pmu" -r "$release" --vm --vm-smp 2 -g -D STP_NO_OVERLOAD --vm-module "$testmod" -c "$cmd" \
+"$stap_pmu" -v -r "$release" --vm --vm-smp 2 -g -D STP_NO_OVERLOAD --vm-module "$testmod" -c "$cmd" \
 	--vm-after "$after" tests/guest/scripts/nmi_testmod.stp >"$work/out" 2>"$work/err"
 rc=$?
 python3 - "$work/out" "$work/err" "$rc" "$rounds" "$busy" <<'PY'
@@ -75,28 +82,44 @@ check(inprobe > 0, "no NMI landed inside a running probe (in_probe 0)")
 check(sorted(percpu) == [0, 1] and all(h == rounds for h, _ in percpu.values()),
       "per-CPU handled: %s" % percpu)
 seqs = {0: [], 1: []}
+over = 0
 for l in out:
     if l.startswith("nmi cpu"):
-        mm = re.fullmatch(r"nmi cpu(\d) seq (\d+) in_nmi (\d)", l)
+        mm = re.fullmatch(r"nmi cpu(\d) seq (\d+) in_nmi (\d) over ([01])", l)
         if not mm or mm[3] != "1":
             check(False, "bad NMI probe line: %r" % l)
             continue
         seqs[int(mm[1])].append(int(mm[2]))
+        over += mm[4] == "1"
 printed = sum(len(v) for v in seqs.values())
+counted = 0
 for c, v in seqs.items():
-    check(v == sorted(set(v)) and (not v or 1 <= v[0] and v[-1] <= rounds),
-          "cpu%d NMI seqs not rising within 1..%d" % (c, rounds))
+    check(v == list(range(1, rounds + 1)),
+          "cpu%d: the lock-free NMI probe did not print seqs 1..%d exactly once (%d lines)" %
+          (c, rounds, len(v)))
     ends = [l for l in out if l.startswith("end nmi cpu%d " % c)]
-    n = int(ends[0].split()[-1]) if len(ends) == 1 else 0
-    check(n == len(v), "cpu%d: %d NMI lines, the script counted %d" % (c, len(v), n))
-skipped = 0
+    counted += int(ends[0].split()[-1]) if len(ends) == 1 else 0
+skipped = nested = 0
 for l in err:
     mm = re.fullmatch(r"WARNING: (\d+) probe hits skipped", l)
     if mm:
         skipped = int(mm[1])
-check(printed + skipped == handled,
-      "NMI lines %d + skipped %d != handled %d" % (printed, skipped, handled))
-check(skipped >= inprobe, "skipped %d < NMIs inside a probe %d" % (skipped, inprobe))
+    mm = re.fullmatch(r"stap-pmu: (\d+) output records? through the nested \(NMI\) rings", l)
+    if mm:
+        nested = int(mm[1])
+check(any(re.search(r"stap_pmu_[0-9a-f]+: probes: 4 entry through ftrace_ops, 0 kprobes", l)
+          for l in err), "the module's functions not probed through the ftrace_ops")
+check(0 < over <= inprobe, "NMI lines over a body %d, expected 1..in_probe %d" % (over, inprobe))
+check(nested == over, "records through the nested rings %d != NMI lines over a body %d" %
+      (nested, over))
+pc = [int(l.split()[-1]) for l in out if l.startswith("end pcpu ")]
+pc = pc[0] if len(pc) == 1 else -1
+check(pc == handled - over,
+      "per-CPU NMI probe counted %d, expected the %d NMIs not over a body" % (pc, handled - over))
+check(counted + pc + skipped == 2 * handled,
+      "locked NMI probe %d + per-CPU one %d + skipped %d != 2 * handled %d" %
+      (counted, pc, skipped, handled))
+check(skipped > over, "the locked NMI probe was never skipped")
 for c in (0, 1):
     check(("end busy cpu%d %d" % (c, busy)) in out, "cpu%d: not %d busy hits" % (c, busy))
 check(len([l for l in out if re.fullmatch(r"b{40} busy \d+ 43", l)]) == 2 * busy,
@@ -105,8 +128,9 @@ check(not any("dropped" in l for l in err), "records dropped")
 check(not any(re.search("WARNING|BUG|Oops", l) for l in err
               if not re.fullmatch(r"WARNING: \d+ probe hits skipped", l)),
       "a warning on stderr")
-print("rounds %d handled %d in_probe %d printed %d skipped %d (cpu0 %d, cpu1 %d)" %
-      (r, handled, inprobe, printed, skipped, len(seqs[0]), len(seqs[1])))
+print("rounds %d handled %d in_probe %d printed %d (over a body %d, nested records %d) "
+      "locked probe counted %d, per-CPU probe %d, skipped %d" %
+      (r, handled, inprobe, printed, over, nested, counted, pc, skipped))
 for f in fails:
     print("FAIL:", f)
 if fails:

@@ -5,8 +5,8 @@
 # perf row) and compares, with the hand-written file:
 #  - the runtime's interface both use: every stp_* / STP_* name that the
 #    runtime headers (runtime/*.h) contain and either file uses;
-#  - the probe table: each entry's .kind, .name, .symbol, .locks, .nlocks and
-#    .body, in
+#  - the probe table: each entry's .kind, .name, .symbol, .locks, .nlocks,
+#    .percpu and .body, in
 #    order, and the .loc line:column (the file's directory aside).
 # A name only one side uses, or a different table, fails with the difference.
 set -u
@@ -28,7 +28,7 @@ comm -12 <(names "$hand") "$work/runtime" >"$work/hand.names"
 # the probe table, one line per field, the .loc's directory dropped
 table() {
 	sed -n '/^static struct stp_probe stp_probes\[\] = {/,/^};/p' "$1" |
-		grep -oE '\.(kind|name|symbol|locks|nlocks|body|loc) = ("([^"\\]|\\.)*"|[A-Za-z0-9_]+)' |
+		grep -oE '\.(kind|name|symbol|locks|nlocks|percpu|body|loc) = ("([^"\\]|\\.)*"|[A-Za-z0-9_]+)' |
 		sed -E 's|\.loc = ".*/|.loc = "|'
 }
 table "$work/gen.c" >"$work/gen.table"

@@ -217,7 +217,9 @@ static void stp_probe_5(struct stp_context *c)
 /*
  * --- probe table (begin takes no lock: it touches no global; the timer
  * and the sampler only add to per-CPU numbers; the others hold the locks
- * of the shared globals they touch, in declaration order) ---
+ * of the shared globals they touch, in declaration order; .percpu: the
+ * body touches per-CPU storage, so in NMI it never runs over a body on its
+ * CPU) ---
  */
 static raw_spinlock_t *const stp_locks_1[] = { &g_hits_lock, &g_t0_lock, &g_t0_cpu_lock };
 static raw_spinlock_t *const stp_locks_2[] = { &g_t0_lock, &g_t0_cpu_lock };
@@ -233,16 +235,16 @@ static struct stp_probe stp_probes[] = {
 	{ .kind = STP_PROBE_KRETPROBE, .symbol = "__x64_sys_getpid",
 	  .name = "kprobe.function(\"__x64_sys_getpid\").return",
 	  .loc = "sample_module.stp:15:7", .body = stp_probe_2,
-	  .locks = stp_locks_2, .nlocks = 2 },
+	  .locks = stp_locks_2, .nlocks = 2, .percpu = 1 },
 	{ .kind = STP_PROBE_TIMER, .period_ns = 10000000,
 	  .name = "timer.ms(10)", .loc = "sample_module.stp:21:7",
-	  .body = stp_probe_3 },
+	  .body = stp_probe_3, .percpu = 1 },
 	{ .kind = STP_PROBE_PERF, .event = 1, .sample_period = 1000000,
 	  .name = "perf.event(\"perf::cpu-clock\").sample(1000000)",
-	  .loc = "sample_module.stp:23:7", .body = stp_probe_4 },
+	  .loc = "sample_module.stp:23:7", .body = stp_probe_4, .percpu = 1 },
 	{ .kind = STP_PROBE_END, .name = "end",
 	  .loc = "sample_module.stp:25:7", .body = stp_probe_5,
-	  .locks = stp_locks_5, .nlocks = 1 },
+	  .locks = stp_locks_5, .nlocks = 1, .percpu = 1 },
 };
 
 #include "stp_module.h"

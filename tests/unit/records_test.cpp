@@ -172,6 +172,25 @@ TEST(Records, StatusDropsAndWarning)
 	EXPECT_EQ(dropped_warning(*s), "");
 }
 
+TEST(Records, StatusNestedRecords)
+{
+	auto s = parse_status("stopped 0\nskipped 2\ndropped 0\ndropped_bytes 0\nnested 37\n"
+			      "error 0\ncpu0 written 90 dropped 0 dropped_bytes 0 nested 20\n"
+			      "cpu1 written 80 dropped 0 dropped_bytes 0 nested 17\n");
+	ASSERT_TRUE(s);
+	EXPECT_EQ(s->nested, 37u);
+	EXPECT_EQ(s->skipped, 2u);
+	EXPECT_EQ(nested_note(*s), "stap-pmu: 37 output records through the nested (NMI) rings");
+	s->nested = 1;
+	EXPECT_EQ(nested_note(*s), "stap-pmu: 1 output record through the nested (NMI) rings");
+	s->nested = 0;
+	EXPECT_EQ(nested_note(*s), "");
+	// a module built before the line existed: none
+	auto old = parse_status("stopped 0\nskipped 0\ndropped 0\n");
+	ASSERT_TRUE(old);
+	EXPECT_EQ(old->nested, 0u);
+}
+
 // --output-format json reaches the guest loader in both /init scripts.
 TEST(Records, GuestLoaderGetsJsonFlag)
 {

@@ -184,3 +184,37 @@ TEST(Storage, LocksPerGlobal)
 	EXPECT_NE(code.find("stp_locks_3[] = { &g_a_lock, &g_s_lock };"), std::string::npos);
 	EXPECT_NE(code.find(".locks = stp_locks_1,\n\t\t.nlocks = 2,"), std::string::npos);
 }
+
+// .percpu: a body that touches per-CPU storage (a per-CPU number, a scalar
+// statistic), itself or through a function, is not run in NMI over a body
+// of its CPU (runtime/stp_probes.h stp_nmi_may_run); shared globals, arrays
+// (statistics in them included) and no global at all leave it 0.
+TEST(Storage, PerCpuBodiesAreMarked)
+{
+	Checked c(std::string("global n, s, a, str\nfunction bump() { n++ }\n") +
+		  kp + "{ bump() }\n" +			// 0: through a function
+		  kp + "{ s <<< 1 }\n" +			// 1: scalar statistic
+		  kp + "{ a[1] <<< 1; str = \"x\" }\n" +	// 2: an array, a string
+		  kp + "{ println(\"x\") }\n" +		// 3: nothing
+		  "probe end { printf(\"%d %d %d %s\\n\", n, @count(s), @count(a[1]), str) }");
+	ASSERT_FALSE(c.diags.has_errors()) << c.rendered();
+	ASSERT_EQ(c.sema.bodies.size(), 5u);
+	EXPECT_TRUE(c.sema.bodies[0].uses_percpu);
+	EXPECT_FALSE(c.sema.bodies[0].uses_globals);
+	EXPECT_TRUE(c.sema.bodies[1].uses_percpu);
+	EXPECT_FALSE(c.sema.bodies[1].uses_globals);
+	EXPECT_FALSE(c.sema.bodies[2].uses_percpu);
+	EXPECT_TRUE(c.sema.bodies[2].uses_globals);
+	EXPECT_FALSE(c.sema.bodies[3].uses_percpu);
+	EXPECT_FALSE(c.sema.bodies[3].uses_globals);
+	EXPECT_TRUE(c.sema.bodies[4].uses_percpu); // end reads n and s
+	CodegenInput in;
+	in.script = &c.script;
+	in.sema = &c.sema;
+	std::string code = generate_c(in);
+	size_t n = 0;
+	for (size_t p = code.find(".percpu = 1,"); p != std::string::npos;
+	     p = code.find(".percpu = 1,", p + 1))
+		n++;
+	EXPECT_EQ(n, 3u) << code; // bodies 0, 1 and end
+}

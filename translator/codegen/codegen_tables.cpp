@@ -354,6 +354,8 @@ void Emitter::probe_table()
 		    << "\t\t.body = stp_probe_" << pi.body << ",\n";
 		if (size_t n = sema_.bodies[pi.body].locks.size())
 			os_ << "\t\t.locks = stp_locks_" << pi.body << ",\n\t\t.nlocks = " << n << ",\n";
+		if (sema_.bodies[pi.body].uses_percpu)
+			os_ << "\t\t.percpu = 1,\n";
 		if (pi.optional)
 			os_ << "\t\t.optional = 1,\n";
 		os_ << "\t},\n";

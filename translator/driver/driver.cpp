@@ -106,12 +106,14 @@ std::vector<std::string> kprobe_summary(const Elaborated &elab, const Cli &cli)
 			continue;
 		else if (x86 && !p.offset && p.sym_delta)
 			how = "entry: ftrace_ops if ftrace-able at load, else kprobe", entry++;
+		else if (x86 && !p.offset && p.symbol.find(':') != std::string::npos)
+			how = "entry: module function, its address found at load; ftrace_ops if "
+			      "ftrace-able, else kprobe",
+			entry++;
 		else
 			how = std::string("kprobe (") +
 			      (p.offset ? "mid-function" : !x86 ? "entry on this architecture"
-					  : p.symbol.find(':') != std::string::npos
-						  ? "module function"
-						  : "no unique address in the symbol table") +
+					  : "no unique address in the symbol table") +
 			      ")",
 			kprobes++;
 		if (cli.verbose > 1)

@@ -67,6 +67,14 @@ std::string dropped_warning(const ModuleStatus &st)
 	return w + " was full; -D STP_BUFSIZE=BYTES makes it larger";
 }
 
+std::string nested_note(const ModuleStatus &st)
+{
+	if (!st.nested)
+		return "";
+	return "stap-pmu: " + std::to_string(st.nested) + " output record" +
+	       (st.nested == 1 ? "" : "s") + " through the nested (NMI) rings";
+}
+
 std::string pmu_unavailable_warning(const ModuleStatus &st)
 {
 	if (!st.pmu_unavailable)
@@ -152,6 +160,8 @@ std::optional<ModuleStatus> parse_status(std::string_view text)
 			st.dropped = v;
 		else if (key == "dropped_bytes")
 			st.dropped_bytes = v;
+		else if (key == "nested")
+			st.nested = v;
 		else if (key == "bufsize")
 			st.bufsize = v;
 		else if (key == "error")

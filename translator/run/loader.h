@@ -34,6 +34,8 @@ struct ModuleStatus {
 	uint64_t skipped = 0;
 	uint64_t dropped = 0;         // output records lost to a full buffer
 	uint64_t dropped_bytes = 0;   // their bytes of text
+	uint64_t nested = 0;          // records written by NMI bodies that interrupted a body
+				      // on their CPU, through its nested ring
 	uint64_t bufsize = 0;         // bytes of each CPU's output buffer (0: not reported)
 	uint64_t errors = 0;
 	// @pmu reads on a CPU without counters (returned 0): total, and per CPU
@@ -46,6 +48,9 @@ struct ModuleStatus {
 
 // "WARNING: N output records dropped ..." for a status with drops, else "".
 std::string dropped_warning(const ModuleStatus &st);
+
+// "stap-pmu: N output records through the nested (NMI) rings" (-v), or "" for none.
+std::string nested_note(const ModuleStatus &st);
 
 // "WARNING: N @pmu reads found no counter on their CPU ..." naming each CPU and
 // its count, for a status with such reads, else "".

@@ -290,6 +290,8 @@ void LoaderSession::stop(const std::string &reason)
 		say("stap-pmu: stopping: " + reason);
 	std::optional<ModuleStatus> fin =
 		stop_and_drain(mf_, out_, st_, name_, o_.stop_timeout_ms, o_.poll_ms);
+	if (fin && o_.verbose && fin->nested)
+		say(nested_note(*fin));
 	if (fin)
 		rc_ = fin->exit_code;
 	else

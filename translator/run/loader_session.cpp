@@ -53,6 +53,8 @@ int stop_and_unload(const SessionOptions &o, Attached &s, std::optional<ModuleSt
 	std::optional<ModuleStatus> fin = stop_and_drain(s.mf, s.out, st, o.module_name,
 						   o.stop_timeout_ms, o.poll_ms);
 	int rc = fin ? fin->exit_code : 1;
+	if (fin && o.verbose && fin->nested)
+		say(nested_note(*fin));
 	s.mf.output.reset();
 	if (Status u = unload(o.module_name, o.unload_timeout_ms, o.verbose); !u) {
 		error(u.error().what);

@@ -200,7 +200,7 @@ void Checker::walk_all(bool report)
 {
 	report_ = report;
 	for (ProbeBody &b : r_.bodies) {
-		scope_ = {&b.locals, &b.globals, &b.calls, nullptr};
+		scope_ = {&b.locals, &b.globals, &b.calls, nullptr, &b.touches_stat};
 		cur_body_ = &b - r_.bodies.data();
 		loops_ = 0;
 		stmt(*b.body);
@@ -209,7 +209,7 @@ void Checker::walk_all(bool report)
 	for (FunctionInfo &f : r_.functions) {
 		if (!f.fn->body)
 			continue;
-		scope_ = {&f.locals, &f.globals, &f.calls, &f};
+		scope_ = {&f.locals, &f.globals, &f.calls, &f, &f.touches_stat};
 		loops_ = 0;
 		stmt(*f.fn->body);
 	}
@@ -340,23 +340,41 @@ void Checker::global_lock()
 				out.insert(g);
 		return out;
 	};
-	for (FunctionInfo &f : r_.functions)
+	// per-CPU storage (a scalar statistic or a per-CPU number): such a body
+	// is not run in NMI over a body of its CPU (runtime/stp_probes.h)
+	auto percpu = [](const std::set<const Symbol *> &gs, bool stat) {
+		for (const Symbol *g : gs)
+			if (g->storage == Storage::PerCpu)
+				return true;
+		return stat;
+	};
+	for (FunctionInfo &f : r_.functions) {
 		f.locks = shared(f.globals);
-	for (ProbeBody &b : r_.bodies)
+		f.uses_percpu = percpu(f.globals, f.touches_stat);
+	}
+	for (ProbeBody &b : r_.bodies) {
 		b.locks = shared(b.globals);
+		b.uses_percpu = percpu(b.globals, b.touches_stat);
+	}
 	bool again = true;
 	while (again) {
 		again = false;
 		for (FunctionInfo &f : r_.functions)
 			for (size_t c : f.calls) {
+				const FunctionInfo &g = r_.functions[c];
 				size_t before = f.locks.size();
-				f.locks.insert(r_.functions[c].locks.begin(), r_.functions[c].locks.end());
-				again = again || f.locks.size() != before;
+				f.locks.insert(g.locks.begin(), g.locks.end());
+				if (f.locks.size() != before || (g.uses_percpu && !f.uses_percpu)) {
+					f.uses_percpu |= g.uses_percpu;
+					again = true;
+				}
 			}
 	}
 	for (ProbeBody &b : r_.bodies)
-		for (size_t c : b.calls)
+		for (size_t c : b.calls) {
 			b.locks.insert(r_.functions[c].locks.begin(), r_.functions[c].locks.end());
+			b.uses_percpu |= r_.functions[c].uses_percpu;
+		}
 	for (FunctionInfo &f : r_.functions)
 		f.uses_globals = !f.locks.empty();
 	for (ProbeBody &b : r_.bodies)

@@ -71,6 +71,8 @@ struct ProbeBody {
 	std::unique_ptr<Stmt> owned;    // synthesized body (aliases, conditions)
 	std::vector<std::unique_ptr<Symbol>> locals;
 	bool uses_globals = false;      // takes a global's lock (locks not empty)
+	bool touches_stat = false;      // touches a scalar statistic itself
+	bool uses_percpu = false;       // it or a function it calls touches per-CPU storage
 	std::set<const Symbol *> globals; // globals it touches itself (not scalar statistics)
 	// the shared globals it and the functions it calls touch: the locks it
 	// holds while it runs (taken in the globals' declaration order)
@@ -89,6 +91,8 @@ struct FunctionInfo {
 	Type ret = Type::Unknown;
 	std::vector<std::unique_ptr<Symbol>> locals; // parameters first
 	bool uses_globals = false;
+	bool touches_stat = false;
+	bool uses_percpu = false;
 	std::set<const Symbol *> globals;
 	std::set<const Symbol *> locks; // as ProbeBody::locks
 	std::set<size_t> calls;

@@ -26,6 +26,7 @@ struct Scope {
 	std::set<const Symbol *> *globals = nullptr; // globals touched
 	std::set<size_t> *calls = nullptr;
 	FunctionInfo *fn = nullptr;
+	bool *stats = nullptr; // set when a scalar statistic is touched
 };
 
 class Checker {

@@ -22,8 +22,11 @@ void Checker::touch(const Symbol &sym)
 {
 	if (!sym.global || !report_)
 		return;
-	if (sym.type == Type::Stats && !sym.array)
+	if (sym.type == Type::Stats && !sym.array) {
+		if (scope_.stats)
+			*scope_.stats = true;
 		return;
+	}
 	scope_.globals->insert(&sym);
 }
 

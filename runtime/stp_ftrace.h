@@ -116,7 +116,8 @@ static void stp_ftrace_filter_add(unsigned long *ips, u8 *ok, unsigned int n)
 
 	if (!n)
 		return;
-	if (!ftrace_set_filter_ips(&stp_ftrace_ops, ips, n, 0, 0)) {
+	if (!stp_fail_rc("ftrace filter", -EINVAL,
+			 ftrace_set_filter_ips(&stp_ftrace_ops, ips, n, 0, 0))) {
 		memset(ok, 1, n);
 		return;
 	}
@@ -139,8 +140,10 @@ static int stp_ftrace_filter_sites(void)
 	unsigned long *ips;
 	u8 *ok;
 
-	ips = kcalloc(stp_ftrace_nsites, sizeof(*ips), GFP_KERNEL);
-	ok = kcalloc(stp_ftrace_nsites, sizeof(*ok), GFP_KERNEL);
+	ips = stp_fail_null("ftrace address list",
+			    kcalloc(stp_ftrace_nsites, sizeof(*ips), GFP_KERNEL));
+	ok = stp_fail_null("ftrace address flags",
+			   kcalloc(stp_ftrace_nsites, sizeof(*ok), GFP_KERNEL));
 	if (!ips || !ok) {
 		kfree(ips);
 		kfree(ok);
@@ -186,7 +189,8 @@ static int stp_ftrace_register(struct stp_probe *probes, unsigned int n)
 		     probes[i].addr;
 	if (!k)
 		return 0;
-	stp_ftrace_sites = kcalloc(k, sizeof(*stp_ftrace_sites), GFP_KERNEL);
+	stp_ftrace_sites = stp_fail_null("ftrace site table",
+		kcalloc(k, sizeof(*stp_ftrace_sites), GFP_KERNEL));
 	if (!stp_ftrace_sites)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
@@ -207,7 +211,8 @@ static int stp_ftrace_register(struct stp_probe *probes, unsigned int n)
 		ftrace_free_filter(&stp_ftrace_ops);
 		return 0;
 	}
-	rc = register_ftrace_function(&stp_ftrace_ops);
+	rc = stp_fail_rc("ftrace_ops", -EBUSY,
+			 register_ftrace_function(&stp_ftrace_ops));
 	if (rc) {
 		stp_info("cannot register the ftrace_ops (%d): entry probes through kprobes\n",
 			 rc);

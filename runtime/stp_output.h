@@ -231,7 +231,8 @@ static int stp_output_alloc(void)
 	int cpu, level;
 
 	stp_out.nrings = nr_cpu_ids * STP_OUT_LEVELS;
-	stp_out.rings = kcalloc(stp_out.nrings, sizeof(*stp_out.rings), GFP_KERNEL);
+	stp_out.rings = stp_fail_null("output ring table",
+		kcalloc(stp_out.nrings, sizeof(*stp_out.rings), GFP_KERNEL));
 	if (!stp_out.rings) {
 		stp_out.nrings = 0;
 		stp_err("cannot allocate the output buffer table\n");
@@ -239,8 +240,9 @@ static int stp_output_alloc(void)
 	}
 	for_each_possible_cpu(cpu) {
 		for (level = 0; level < STP_OUT_LEVELS; level++) {
-			r = kvzalloc_node(sizeof(*r) + sizes[level], GFP_KERNEL,
-					  cpu_to_node(cpu));
+			r = stp_fail_null("output ring",
+				kvzalloc_node(sizeof(*r) + sizes[level],
+					      GFP_KERNEL, cpu_to_node(cpu)));
 			if (!r) {
 				stp_err("cannot allocate the %u byte output buffer of cpu%d\n",
 					sizes[level], cpu);
@@ -505,19 +507,24 @@ STP_PROC_OPS(stp_proc_control_ops, NULL, NULL, stp_proc_control_write, NULL);
 
 static int stp_proc_create(void)
 {
-	stp_proc_dir = proc_mkdir(STP_MODULE_NAME, NULL);
+	stp_proc_dir = stp_fail_null("/proc directory",
+				     proc_mkdir(STP_MODULE_NAME, NULL));
 	if (!stp_proc_dir) {
 		stp_err("cannot create /proc/%s (does it exist already?)\n",
 			STP_MODULE_NAME);
 		return -ENOMEM;
 	}
-	if (!proc_create("output", 0400, stp_proc_dir, &stp_proc_output_ops))
+	if (!stp_fail_null("/proc file output",
+			   proc_create("output", 0400, stp_proc_dir, &stp_proc_output_ops)))
 		goto err;
-	if (!proc_create("records", 0400, stp_proc_dir, &stp_proc_records_ops))
+	if (!stp_fail_null("/proc file records",
+			   proc_create("records", 0400, stp_proc_dir, &stp_proc_records_ops)))
 		goto err;
-	if (!proc_create("status", 0400, stp_proc_dir, &stp_proc_status_ops))
+	if (!stp_fail_null("/proc file status",
+			   proc_create("status", 0400, stp_proc_dir, &stp_proc_status_ops)))
 		goto err;
-	if (!proc_create("control", 0200, stp_proc_dir, &stp_proc_control_ops))
+	if (!stp_fail_null("/proc file control",
+			   proc_create("control", 0200, stp_proc_dir, &stp_proc_control_ops)))
 		goto err;
 	return 0;
 

@@ -19,7 +19,10 @@
  * the code reaches them) and the STP_FAIL_NTH-th one fails instead of
  * running: -D STP_FAIL_NTH=N, or the module parameter stp_fail_nth=N at
  * load, or written to /sys/module/NAME/parameters/stp_fail_nth later (the
- * hotplug callbacks); 0, the default, injects nothing. Each injection is
+ * hotplug callbacks); 0, the default, injects nothing. stp_fail_count=K
+ * (default 1) fails K sites in a row from the N-th: a failure the runtime
+ * tolerates (a kprobe batch is retried one probe at a time) and then one
+ * in its fallback. Each injection is
  * one kernel log line "NAME: fault injected: site N (SITE)";
  * /sys/module/NAME/parameters/stp_fail_seen is the number of sites
  * reached so far. tests/guest/faultinj.sh loads a module with N = 1, 2, ...
@@ -44,6 +47,10 @@ static int stp_fail_nth = STP_FAIL_NTH;
 module_param(stp_fail_nth, int, 0644);
 MODULE_PARM_DESC(stp_fail_nth, "fault injection: the n-th site fails (0: none)");
 
+static int stp_fail_count = 1;
+module_param(stp_fail_count, int, 0644);
+MODULE_PARM_DESC(stp_fail_count, "fault injection: how many sites fail from the n-th on");
+
 static atomic_t stp_fail_seen_count = ATOMIC_INIT(0);
 
 static int stp_fail_seen_get(char *buf, const struct kernel_param *kp)
@@ -61,8 +68,9 @@ MODULE_PARM_DESC(stp_fail_seen, "fault injection: sites reached so far");
 static noinline bool stp_fail_now(const char *site)
 {
 	int n = atomic_inc_return(&stp_fail_seen_count);
+	int nth = READ_ONCE(stp_fail_nth);
 
-	if (n != READ_ONCE(stp_fail_nth))
+	if (nth <= 0 || n < nth || n - nth >= READ_ONCE(stp_fail_count))
 		return false;
 	pr_err("%s: fault injected: site %d (%s)\n", STP_MODULE_NAME, n, site);
 	return true;

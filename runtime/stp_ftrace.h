@@ -145,6 +145,8 @@ static int stp_ftrace_filter_sites(void)
 	ok = stp_fail_null("ftrace address flags",
 			   kcalloc(stp_ftrace_nsites, sizeof(*ok), GFP_KERNEL));
 	if (!ips || !ok) {
+		stp_err("cannot allocate the ftrace filter of %u addresses\n",
+			stp_ftrace_nsites);
 		kfree(ips);
 		kfree(ok);
 		return -ENOMEM;
@@ -191,8 +193,10 @@ static int stp_ftrace_register(struct stp_probe *probes, unsigned int n)
 		return 0;
 	stp_ftrace_sites = stp_fail_null("ftrace site table",
 		kcalloc(k, sizeof(*stp_ftrace_sites), GFP_KERNEL));
-	if (!stp_ftrace_sites)
+	if (!stp_ftrace_sites) {
+		stp_err("cannot allocate the table of %u ftrace entry probes\n", k);
 		return -ENOMEM;
+	}
 	for (i = 0; i < n; i++) {
 		struct stp_probe *p = &probes[i];
 

@@ -147,7 +147,14 @@ check(any(l == "WARNING: 100 @pmu reads found no counter on their CPU and were 0
 # both attempts must give the same lines.
 NOMEM, INVAL, NOSPC = "Cannot allocate memory", "Invalid argument", "No space left on device"
 F = r"faultinj: "
-P = r"\S+ \(\S+faultinj\.stp:\d+:\d+\)"     # a probe and its location
+NOFILE = r"offset beyond the file, or not a regular file \(-22\)"
+
+
+def uprobe_err(ret, why):
+    return [F + r"cannot register probe process\(\"\S+/uprobe-target\"\)\.function\(\S+\)%s "
+            r"\(\S+\) at \S+/uprobe-target\+0x[0-9a-f]+: %s" % (ret, why)]
+
+
 SITES = [
     ("output ring table", 1, NOMEM, [F + r"cannot allocate the output buffer table"]),
     ("output ring", 1, NOMEM, [F + r"cannot allocate the 262144 byte output buffer of cpu0"]),
@@ -196,15 +203,9 @@ SITES = [
     ("tracepoint probe", 1, NOMEM, [F + r"cannot register probe kernel\.trace\(\"sched:sched_process_exec\"\) "
                                         r"\(\S+faultinj\.stp:\d+:\d+\) on tracepoint sched_process_exec: "
                                         r"out of memory \(-12\)"]),
-    ("uprobe", 1, INVAL, [F + r"cannot register probe process\(\"\S+/uprobe-target\"\)\.function\(\S+\) "
-                              r"\(\S+\) at \S+/uprobe-target\+0x[0-9a-f]+: offset beyond the file, "
-                              r"or not a regular file \(-22\)"]),
-    ("uretprobe entry table", 1, NOMEM, [F + r"cannot register probe process\(\"\S+/uprobe-target\"\)"
-                                             r"\.function\(\S+\)\.return \(\S+\) at \S+/uprobe-target"
-                                             r"\+0x[0-9a-f]+: out of memory \(-12\)"]),
-    ("uprobe", 1, INVAL, [F + r"cannot register probe process\(\"\S+/uprobe-target\"\)\.function\(\S+\)"
-                              r"\.return \(\S+\) at \S+/uprobe-target\+0x[0-9a-f]+: offset beyond the "
-                              r"file, or not a regular file \(-22\)"]),
+    ("uprobe", 1, INVAL, uprobe_err("", NOFILE)),
+    ("uretprobe entry table", 1, NOMEM, uprobe_err(r"\.return", r"out of memory \(-12\)")),
+    ("uprobe", 1, INVAL, uprobe_err(r"\.return", NOFILE)),
     ("process table", 1, NOMEM, [F + r"cannot allocate the table of 1024 processes"]),
 ] + [("process tracepoint probe", 1, NOMEM,
       [F + r"cannot register process probes on tracepoint %s: out of memory \(-12\)" % tp])

@@ -27,6 +27,10 @@
 #     module then unloads cleanly. The ordered list of sites reached is
 #     asserted, so a site added or removed changes the test
 #     (runtime.fault_sites fails on an unwrapped call);
+#     The same loop again with a target process (_stp_target=PID of a
+#     sleep, as -x gives): @pmu_thread then uses per-thread counters, a
+#     thread table and its attributes instead of per-CPU counters, task
+#     slots and tracepoint probes (52 sites);
 #  3. a last load with the guest's loader gives the script's exact output;
 #  4. where the kernel has kmemleak (/sys/kernel/debug/kmemleak), a scan
 #     after the loop must report no leak;
@@ -69,34 +73,46 @@ dmesg | grep 'faultinj: .*\\(cpu1\\|fault injected\\)' >&2"
 after='m=faultinj ko=/stap-pmu/faultinj.ko d=/sys/kernel/debug
 kp() { wc -l < $d/kprobes/list; }
 ef() { wc -l < $d/tracing/enabled_functions; }
-# try N K: load with sites N..N+K-1 failing; unload if it loaded; the
-# module lines of the kernel log; what is left; then fire the probed code
+# try TAG N K [PARAM]: load with sites N..N+K-1 failing; unload if it
+# loaded; the module lines of the kernel log; what is left; then run the
+# probed code
 try() {
-	echo "faultinj-test: load $1 $2" > /dev/kmsg
-	if insmod $ko stp_fail_nth=$1 stp_fail_count=$2 2>/tmp/ins; then
+	echo "faultinj-test: load $1 $2 $3" > /dev/kmsg
+	if insmod $ko stp_fail_nth=$2 stp_fail_count=$3 $4 2>/tmp/ins; then
 		seen=$(cat /sys/module/$m/parameters/stp_fail_seen)
 		rmmod $m || echo "=rmmod failed"
-		echo "=n $1 $2 loaded seen $seen"
+		echo "=$1 $2 $3 loaded seen $seen"
 	else
 		seen=
-		echo "=n $1 $2 failed $(cat /tmp/ins)"
+		echo "=$1 $2 $3 failed $(cat /tmp/ins)"
 	fi
-	dmesg -r | sed -n "/faultinj-test: load $1 $2\$/,\$p" | grep " $m: " | sed "s/^/=log /"
+	dmesg -r | sed -n "/faultinj-test: load $1 $2 $3\$/,\$p" | grep " $m: " | sed "s/^/=log /"
 	proc=no; [ -e /proc/$m ] && proc=yes
 	echo "=left kprobes $(kp) ftrace $(ef) proc $proc module $(grep -c "^$m " /proc/modules)"
 	uname >/dev/null; pmu-workload getpid 10; uprobe-target work 1 0 >/dev/null
 }
 echo "=base kprobes $(kp) ftrace $(ef)"
+[ -e $d/kmemleak ] && echo clear > $d/kmemleak
 n=1
 while [ $n -le 400 ]; do
-	try $n 1
+	try n $n 1
 	[ -n "$seen" ] && [ "$seen" -lt $n ] && break
 	# a failure the runtime tolerated: fail the next site too (its fallback)
-	[ -n "$seen" ] && try $n 2
+	[ -n "$seen" ] && try n $n 2
 	n=$((n + 1))
 done
+# with a target process (-x): @pmu_thread counts its threads with
+# per-thread counters instead of per-CPU ones and task slots
+sleep 1000 & tgt=$!
+n=1
+while [ $n -le 400 ]; do
+	try t $n 1 _stp_target=$tgt
+	[ -n "$seen" ] && [ "$seen" -lt $n ] && break
+	n=$((n + 1))
+done
+kill $tgt
 if [ -e $d/kmemleak ]; then
-	echo scan > $d/kmemleak; sleep 1; echo scan > $d/kmemleak
+	sleep 6; echo scan > $d/kmemleak; sleep 1; echo scan > $d/kmemleak
 	echo "=kmemleak $(grep -c "^unreferenced object" $d/kmemleak)"
 else
 	echo "=kmemleak absent"
@@ -227,63 +243,82 @@ TWO = {
 MECH = r"<6>faultinj: probes: (\d) entry through ftrace_ops, (\d) kprobes, (\d) kretprobes"
 expected = [x for site in SITES for x in [site] * site[1]]
 
-runs, cur = [], None
+runs, truns, cur = [], [], None
 for l in out:
-    m = re.fullmatch(r"=n (\d+) (\d+) (loaded seen (\d+)|failed (.*))", l)
+    m = re.fullmatch(r"=([nt]) (\d+) (\d+) (loaded seen (\d+)|failed (.*))", l)
     if m:
-        cur = {"n": int(m[1]), "k": int(m[2]), "loaded": m[4] is not None,
-               "seen": int(m[4]) if m[4] else None, "ins": m[5] or "", "log": [], "left": None}
-        runs.append(cur)
+        cur = {"n": int(m[2]), "k": int(m[3]), "loaded": m[5] is not None,
+               "seen": int(m[5]) if m[5] else None, "ins": m[6] or "", "log": [], "left": None}
+        (runs if m[1] == "n" else truns).append(cur)
     elif cur and l.startswith("=log "):
         cur["log"].append(re.sub(r"^=log <(\d)>\[ *[0-9.]+\] ", r"<\1>", l))
     elif cur and l.startswith("=left "):
         cur["left"] = l
     elif l == "=rmmod failed":
         check(False, "rmmod failed after load %d" % (cur["n"] if cur else 0))
-singles = [r for r in runs if r["k"] == 1]
-print("loads: %d (%d with one site failing), sites: %d expected" % (len(runs), len(singles), len(expected)))
-check(singles and singles[-1]["loaded"] and singles[-1]["seen"] == singles[-1]["n"] - 1 == len(expected),
-      "the loop did not end with a load that reached exactly %d sites" % len(expected))
-for r in runs:
-    tag = "load %d (%d failing): " % (r["n"], r["k"])
-    check(r["left"] == "=left kprobes 0 ftrace 0 proc no module 0",
-          tag + "left behind: %s" % r["left"])
-    inj = [re.fullmatch(r"<3>faultinj: fault injected: site (\d+) \((.*)\)", l) for l in r["log"]]
-    inj = [m for m in inj if m]
-    errs = [l[3:] for l in r["log"] if l.startswith("<3>") and "fault injected" not in l]
-    mech = [re.fullmatch(MECH, l) for l in r["log"]]
-    mech = " ".join("%s/%s/%s" % m.groups() for m in mech if m)
-    if r["k"] == 1 and r["n"] > len(expected):
-        check(not inj and not errs, tag + "the last load failed something: %r" % r["log"])
-        continue
-    got = ", ".join(sorted(set("%s %s" % (m[1], m[2]) for m in inj)))
-    print("%s%s: %s%s" % (tag, got or "no injection", "loaded " + mech if r["loaded"] else r["ins"],
-                          "".join(" | " + e for e in errs)))
-    if r["k"] == 2:
-        check(r["n"] in TWO, tag + "a second site failed after a failure not tolerated")
-        site, ins, want = TWO.get(r["n"], ("", "", []))
-        names = ", ".join(m[2] for m in inj[:2])
-        check(names == site and [int(m[1]) for m in inj[:2]] == [r["n"], r["n"] + 1],
-              tag + "injected %r, expected %s at %d and %d" % (r["log"], site, r["n"], r["n"] + 1))
-    else:
-        site, _, ins, want = expected[r["n"] - 1]
-        check([(int(m[1]), m[2]) for m in inj] in ([(r["n"], site)], [(r["n"], site)] * 2),
-              tag + "expected one injection at site %d (%s) per attempt: %r" % (r["n"], site, r["log"]))
-    if ins.startswith("loaded"):
-        check(r["loaded"] and not errs and "loaded " + mech == ins,
-              tag + "expected %s (entry/kprobes/kretprobes) without an error: %r" % (ins, r["log"]))
-        continue
-    if r["k"] == 2:
-        inj = inj[::2]      # one injection per attempt counts as the attempt
-        if len(inj) * 2 != len([l for l in r["log"] if "fault injected" in l]):
-            check(False, tag + "attempts differ: %r" % r["log"])
-    check(not r["loaded"] and r["ins"] == "insmod: can't insert '/stap-pmu/faultinj.ko': " + ins,
-          tag + "insmod: %r, expected %r" % (r["ins"], ins))
-    n_att = len(inj)
-    check(n_att >= 1 and len(errs) == n_att * len(want) and
-          all(re.fullmatch(w, e) for i in range(n_att)
-              for w, e in zip(want, errs[i * len(want):(i + 1) * len(want)])),
-          tag + "error lines %r, expected %r" % (errs, want))
+def check_loop(label, runs, expected, two):
+    """every load of one loop: its injections, errno, error lines, what is left"""
+    singles = [r for r in runs if r["k"] == 1]
+    print("%s: %d loads (%d with one site failing), %d sites expected" %
+          (label, len(runs), len(singles), len(expected)))
+    check(singles and singles[-1]["loaded"] and singles[-1]["seen"] == singles[-1]["n"] - 1 == len(expected),
+          "%s: the loop did not end with a load that reached exactly %d sites" % (label, len(expected)))
+    for r in runs:
+        tag = "%s: load %d (%d failing): " % (label, r["n"], r["k"])
+        check(r["left"] == "=left kprobes 0 ftrace 0 proc no module 0",
+              tag + "left behind: %s" % r["left"])
+        inj = [re.fullmatch(r"<3>faultinj: fault injected: site (\d+) \((.*)\)", l) for l in r["log"]]
+        inj = [m for m in inj if m]
+        errs = [l[3:] for l in r["log"] if l.startswith("<3>") and "fault injected" not in l]
+        mech = [re.fullmatch(MECH, l) for l in r["log"]]
+        mech = " ".join("%s/%s/%s" % m.groups() for m in mech if m)
+        if r["k"] == 1 and r["n"] > len(expected):
+            check(not inj and not errs, tag + "the last load failed something: %r" % r["log"])
+            continue
+        got = ", ".join(sorted(set("%s %s" % (m[1], m[2]) for m in inj)))
+        print("%s%s: %s%s" % (tag, got or "no injection", "loaded " + mech if r["loaded"] else r["ins"],
+                              "".join(" | " + e for e in errs)))
+        if r["k"] == 2:
+            check(r["n"] in two, tag + "a second site failed after a failure not tolerated")
+            site, ins, want = two.get(r["n"], ("", "", []))
+            names = ", ".join(m[2] for m in inj[:2])
+            check(names == site and [int(m[1]) for m in inj[:2]] == [r["n"], r["n"] + 1],
+                  tag + "injected %r, expected %s at %d and %d" % (r["log"], site, r["n"], r["n"] + 1))
+            inj = inj[::2]      # an attempt's first injection stands for it
+        else:
+            site, _, ins, want = expected[r["n"] - 1]
+            check([(int(m[1]), m[2]) for m in inj] in ([(r["n"], site)], [(r["n"], site)] * 2),
+                  tag + "expected one injection at site %d (%s) per attempt: %r" % (r["n"], site, r["log"]))
+        if ins.startswith("loaded"):
+            check(r["loaded"] and not errs and "loaded " + mech == ins,
+                  tag + "expected %s (entry/kprobes/kretprobes) without an error: %r" % (ins, r["log"]))
+            continue
+        check(not r["loaded"] and r["ins"] == "insmod: can't insert '/stap-pmu/faultinj.ko': " + ins,
+              tag + "insmod: %r, expected %r" % (r["ins"], ins))
+        n_att = len(inj)
+        check(n_att >= 1 and len(errs) == n_att * len(want) and
+              all(re.fullmatch(w, e) for i in range(n_att)
+                  for w, e in zip(want, errs[i * len(want):(i + 1) * len(want)])),
+              tag + "error lines %r, expected %r" % (errs, want))
+
+
+check_loop("system-wide", runs, expected, TWO)
+# 2b. with a target process (_stp_target, as -x gives): @pmu_thread's per-CPU
+# counters, task slots and tracepoint probes are replaced by its attributes,
+# the thread table (grown once more after the first pass) and one
+# per-thread counter (sleep has one thread); 52 sites
+PT = F + "@pmu_thread: cannot allocate "
+hp = [x[0] for x in expected].index("CPU hotplug callbacks") + 1
+texpected = [x for x in expected[:hp] if "task-clock" not in x[3][0]] + [
+    ("@pmu_thread attributes", 1, NOMEM, [PT + r"the counter attributes"]),
+    ("@pmu_thread thread table", 1, NOMEM, [PT + r"the table of 2 threads"]),
+    ("per-thread counter", 1, NOMEM, [F + r"cannot create per-thread counter perf::task-clock for tid "
+                                          r"(\d+) of target \1 \(type=1 config=0x1\): out of memory \(-12\)"]),
+    ("@pmu_thread thread table", 1, NOMEM, [PT + r"the table of 3 threads"]),
+] + [x for x in expected[hp:] if not x[0].startswith("@pmu_thread")]
+check(len(texpected) == 52, "the target list has %d sites" % len(texpected))
+check_loop("target", truns, texpected, {})
+
 # 4. kmemleak, where the kernel has it
 km = [l for l in out if l.startswith("=kmemleak ")]
 check(km in (["=kmemleak absent"], ["=kmemleak 0"]), "kmemleak: %r" % km)

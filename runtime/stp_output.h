@@ -505,6 +505,17 @@ static ssize_t stp_proc_control_write(struct file *file,
 
 STP_PROC_OPS(stp_proc_control_ops, NULL, NULL, stp_proc_control_write, NULL);
 
+/* one file of /proc/<module>; false (logged) when it cannot be created */
+static bool stp_proc_file(const char *name, umode_t mode,
+			  const typeof(stp_proc_output_ops) *ops)
+{
+	if (stp_fail_null("/proc file",
+			  proc_create(name, mode, stp_proc_dir, ops)))
+		return true;
+	stp_err("cannot create /proc/%s/%s\n", STP_MODULE_NAME, name);
+	return false;
+}
+
 static int stp_proc_create(void)
 {
 	stp_proc_dir = stp_fail_null("/proc directory",
@@ -514,22 +525,11 @@ static int stp_proc_create(void)
 			STP_MODULE_NAME);
 		return -ENOMEM;
 	}
-	if (!stp_fail_null("/proc file output",
-			   proc_create("output", 0400, stp_proc_dir, &stp_proc_output_ops)))
-		goto err;
-	if (!stp_fail_null("/proc file records",
-			   proc_create("records", 0400, stp_proc_dir, &stp_proc_records_ops)))
-		goto err;
-	if (!stp_fail_null("/proc file status",
-			   proc_create("status", 0400, stp_proc_dir, &stp_proc_status_ops)))
-		goto err;
-	if (!stp_fail_null("/proc file control",
-			   proc_create("control", 0200, stp_proc_dir, &stp_proc_control_ops)))
-		goto err;
-	return 0;
-
-err:
-	stp_err("cannot create the files in /proc/%s\n", STP_MODULE_NAME);
+	if (stp_proc_file("output", 0400, &stp_proc_output_ops) &&
+	    stp_proc_file("records", 0400, &stp_proc_records_ops) &&
+	    stp_proc_file("status", 0400, &stp_proc_status_ops) &&
+	    stp_proc_file("control", 0200, &stp_proc_control_ops))
+		return 0;
 	proc_remove(stp_proc_dir);
 	stp_proc_dir = NULL;
 	return -ENOMEM;

@@ -196,7 +196,7 @@ SITES = [
     ("@pmu_thread tracepoint probe", 1, NOMEM,
      [F + r"@pmu_thread: cannot register on tracepoint sched_switch: out of memory \(-12\)"]),
     ("/proc directory", 1, NOMEM, [F + r"cannot create /proc/faultinj \(does it exist already\?\)"]),
-] + [("/proc file " + f, 1, NOMEM, [F + r"cannot create the files in /proc/faultinj"])
+] + [("/proc file", 1, NOMEM, [F + r"cannot create /proc/faultinj/" + f])
      for f in ("output", "records", "status", "control")] + [
     ("procfs probe file", 1, NOMEM, [F + r"cannot create /proc/faultinj/hits"]),
     ("kprobe table", 1, NOMEM, [F + r"cannot allocate the probe tables"]),

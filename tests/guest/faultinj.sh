@@ -1,10 +1,12 @@
 #!/bin/bash
-# faultinj.sh STAP_PMU SOURCE_DIR KERNEL - every allocation and registration
+# faultinj.sh STAP_PMU SOURCE_DIR KERNEL [arm64] - every allocation and registration
 # of module init and of the CPU hotplug online callback fails once, by the
 # runtime's own fault injection (runtime/stp_fault.h: -D STP_FAULT_INJECT,
 # the module parameter stp_fail_nth=N fails the N-th site). Debian's kernels
 # have no CONFIG_FAULT_INJECTION (no failslab, no fail-nth). One 2-CPU guest,
-# tests/guest/scripts/faultinj.stp (one probe of each kind):
+# tests/guest/scripts/faultinj.stp (one probe of each kind; @pmu reads x86's
+# perf::cpu-clock, arm64's PMUv3 instructions with --pmu-targets perf; arm64
+# has no ftrace_ops, so its list has no ftrace sites):
 #  1. the script's own run: exact output; while it runs, the hotplug online
 #     path: stp_fail_nth is set to the next site, cpu1 goes offline and
 #     online, its online callback's counter creation fails (one error line
@@ -37,18 +39,24 @@
 #  5. on the host, the same script built without -D STP_FAULT_INJECT has no
 #     trace of it (no stp_fail_nth parameter, no stp_fail_now symbol).
 set -u
-stap_pmu=$1 src=$2 kernel_spec=${3:?a kernel spec (tests/lib/kernel.sh)}
+stap_pmu=$1 src=$2 kernel_spec=${3:?a kernel spec (tests/lib/kernel.sh)} arch=${4:-amd64}
 cd "$src" || exit 1
 # shellcheck source=tests/lib/guest-script.sh
 source tests/lib/guest-script.sh
 guest_script_init "$kernel_spec"
+archargs=()
+if [[ $arch == arm64 ]]; then
+	release=$(test_kernel "$kernel_spec" arm64) || { echo "FAIL: no arm64 kernel"; exit 1; }
+	archargs=(-a arm64 --pmu-targets perf)
+	echo "arm64 kernel: $release"
+fi
 script=$src/tests/guest/scripts/faultinj.stp
 fail=0
 
 # 5. without -D: nothing of the injection in the module
-(cd "$work" && "$stap_pmu" -r "$release" -p4 --vm -m fi_plain "$script" >/dev/null) ||
+(cd "$work" && "$stap_pmu" -r "$release" "${archargs[@]}" -p4 --vm -m fi_plain "$script" >/dev/null) ||
 	{ echo "FAIL: cannot build the module without -D STP_FAULT_INJECT"; exit 1; }
-(cd "$work" && "$stap_pmu" -r "$release" -p4 --vm -m fi_inject -D STP_FAULT_INJECT "$script" >/dev/null) ||
+(cd "$work" && "$stap_pmu" -r "$release" "${archargs[@]}" -p4 --vm -m fi_inject -D STP_FAULT_INJECT "$script" >/dev/null) ||
 	{ echo "FAIL: cannot build the module with -D STP_FAULT_INJECT"; exit 1; }
 for m in plain inject; do
 	parm=$(modinfo -F parm "$work/fi_$m.ko" | grep -c '^stp_fail_')
@@ -120,15 +128,19 @@ fi
 echo "=final"
 stap-pmu-loader -c "taskset -c 0 pmu-workload getpid 100; uname >/dev/null; uprobe-target work 2 0; cat /proc/faultinj/hits" $ko 2>&1
 echo "=final rc $?"'
-"$stap_pmu" -r "$release" -m faultinj -D STP_FAULT_INJECT --vm --vm-smp 2 --vm-timeout 900 \
+"$stap_pmu" -r "$release" "${archargs[@]}" -m faultinj -D STP_FAULT_INJECT --vm --vm-smp 2 --vm-timeout 900 \
 	-c "$cmd" --vm-after "$after" "$script" >"$work/out" 2>"$work/err"
 rc=$?
 [[ -n ${FAULTINJ_KEEP:-} ]] && cp "$work/out" "$work/err" "$FAULTINJ_KEEP/"
-python3 - "$work/out" "$work/err" "$rc" <<'PY' || fail=1
+python3 - "$work/out" "$work/err" "$rc" "$arch" <<'PY' || fail=1
 import re, sys
 out = open(sys.argv[1]).read().splitlines()
 err = open(sys.argv[2]).read().splitlines()
 rc = int(sys.argv[3])
+arm = sys.argv[4] == "arm64"
+# the @pmu event (x86: software, arm64: the PMUv3's instructions) and getpid
+EVENT, ETYPE = ("instructions", "type=0 config=0x1") if arm else ("perf::cpu-clock", "type=1 config=0x0")
+GETPID = "__arm64_sys_getpid" if arm else "__x64_sys_getpid"
 fails = []
 def check(ok, msg):
     if not ok:
@@ -149,8 +161,8 @@ check(got1 == want1, "first run output %r, expected %r" % (got1, want1))
 check("=base kprobes 0 ftrace 0" in out, "no '=base kprobes 0 ftrace 0' after the first run")
 check(any(re.fullmatch(r"\[ *[0-9.]+\] faultinj: fault injected: site \d+ \(counter\)", l) for l in err),
       "no injection in the online callback on stderr")
-check(any(re.fullmatch(r"\[ *[0-9.]+\] faultinj: cpu1: cannot create counter perf::cpu-clock for row \S+ "
-                       r"\(type=1 config=0x0\): .* \(-12\)", l) for l in err),
+check(any(re.fullmatch(r"\[ *[0-9.]+\] faultinj: cpu1: cannot create counter %s for row perf "
+                       r"\(%s\): out of memory \(-12\)" % (EVENT, ETYPE), l) for l in err),
       "no error line for cpu1's counter")
 check(any(l == "WARNING: 100 @pmu reads found no counter on their CPU and were 0 (cpu1: 100): "
                "a CPU came online or went offline during the run; -D STP_PMU_STRICT makes such "
@@ -184,11 +196,11 @@ SITES = [
     ("probe context", 1, NOMEM, [F + r"cannot allocate \d+ bytes of probe context for cpu1"]),
     ("CPU identification table", 1, NOMEM, [F + r"cannot allocate the PMU state"]),
     ("per-CPU counter table", 1, NOMEM, [F + r"cannot allocate the PMU state"]),
-] + [("counter", 1, NOMEM, [F + r"cpu%d: cannot create %s for row perf \(type=1 config=%s\): "
-                                r"out of memory \(-12\)" % (c, e, cfg)])
+] + [("counter", 1, NOMEM, [F + r"cpu%d: cannot create %s for row perf \(%s\): "
+                                r"out of memory \(-12\)" % (c, e, t)])
      for c in (0, 1)
-     for e, cfg in (("counter perf::cpu-clock", "0x0"), ("counter perf::task-clock", "0x1"),
-                    ("sampling counter perf::cpu-clock", "0x0"))] + [
+     for e, t in (("counter " + EVENT, ETYPE), ("counter perf::task-clock", "type=1 config=0x1"),
+                  ("sampling counter perf::cpu-clock", "type=1 config=0x0"))] + [
     ("CPU hotplug callbacks", 1, NOSPC, [F + r"cannot register the CPU hotplug callbacks \(-28\)"]),
     ("@pmu_thread task slots", 1, NOMEM, [F + r"@pmu_thread: cannot allocate 4096 task slots"]),
     ("@pmu_thread tracepoint probe", 1, NOMEM,
@@ -201,6 +213,7 @@ SITES = [
     ("procfs probe file", 1, NOMEM, [F + r"cannot create /proc/faultinj/hits"]),
     ("kprobe table", 1, NOMEM, [F + r"cannot allocate the probe tables"]),
     ("kretprobe table", 1, NOMEM, [F + r"cannot allocate the probe tables"]),
+] + ([] if arm else [      # arm64 has no ftrace_ops: every entry probe is a kprobe
     ("ftrace site table", 1, NOMEM, [F + r"cannot allocate the table of 2 ftrace entry probes"]),
     ("ftrace address list", 1, NOMEM, [F + r"cannot allocate the ftrace filter of 2 addresses"]),
     ("ftrace address flags", 1, NOMEM, [F + r"cannot allocate the ftrace filter of 2 addresses"]),
@@ -214,8 +227,9 @@ SITES = [
     ("ftrace filter", 1, "loaded 1/1/1", []),
     ("ftrace filter", 1, "loaded 0/2/1", []),
     ("ftrace_ops", 1, "loaded 0/2/1", []),
-    ("kprobe batch", 1, "loaded 1/1/1", []),
-    ("kretprobe batch", 1, "loaded 1/1/1", []),
+]) + [
+    ("kprobe batch", 1, "loaded 0/2/1" if arm else "loaded 1/1/1", []),
+    ("kretprobe batch", 1, "loaded 0/2/1" if arm else "loaded 1/1/1", []),
     ("tracepoint probe", 1, NOMEM, [F + r"cannot register probe kernel\.trace\(\"sched:sched_process_exec\"\) "
                                         r"\(\S+faultinj\.stp:\d+:\d+\) on tracepoint sched_process_exec: "
                                         r"out of memory \(-12\)"]),
@@ -230,18 +244,30 @@ SITES = [
 # first one's number: the fallback's own failure
 KPROBE_ERR = (F + r"cannot register probe %s \(\S+faultinj\.stp:\d+:\d+\) at %s\+0: "
               r"cannot probe there \(blacklisted, notrace or not code\?\) \(-22\)")
-TWO = {
-    40: ("ftrace filter, ftrace filter", "loaded 1/1/1", []),
-    41: ("ftrace filter, ftrace filter", "loaded 0/2/1", []),
-    42: ("ftrace filter, kprobe batch", "loaded 0/2/1", []),
-    43: ("ftrace_ops, kprobe batch", "loaded 0/2/1", []),
-    44: ("kprobe batch, kprobe", INVAL,
-         [KPROBE_ERR % (r'kernel\.function\("__do_sys_newuname"\)', "__do_sys_newuname")]),
-    45: ("kretprobe batch, kretprobe", INVAL,
-         [KPROBE_ERR % (r'kprobe\.function\("__x64_sys_getpid"\)\.return', "__x64_sys_getpid")]),
-}
 MECH = r"<6>faultinj: probes: (\d) entry through ftrace_ops, (\d) kprobes, (\d) kretprobes"
 expected = [x for site in SITES for x in [site] * site[1]]
+
+
+def pos(name, k=0):
+    """the site number of the k-th site called name"""
+    return [i for i, x in enumerate(expected) if x[0] == name][k] + 1
+
+
+# the batch's first kprobe: on x86 the one not in the ftrace_ops
+first_kp = (r'kprobe\.function\("%s"\)' % GETPID, GETPID) if arm else \
+    (r'kernel\.function\("__do_sys_newuname"\)', "__do_sys_newuname")
+TWO = {
+    pos("kprobe batch"): ("kprobe batch, kprobe", INVAL, [KPROBE_ERR % first_kp]),
+    pos("kretprobe batch"): ("kretprobe batch, kretprobe", INVAL,
+                             [KPROBE_ERR % (r'kprobe\.function\("%s"\)\.return' % GETPID, GETPID)]),
+}
+if not arm:
+    TWO.update({
+        pos("ftrace filter", 0): ("ftrace filter, ftrace filter", "loaded 1/1/1", []),
+        pos("ftrace filter", 1): ("ftrace filter, ftrace filter", "loaded 0/2/1", []),
+        pos("ftrace filter", 2): ("ftrace filter, kprobe batch", "loaded 0/2/1", []),
+        pos("ftrace_ops"): ("ftrace_ops, kprobe batch", "loaded 0/2/1", []),
+    })
 
 runs, truns, cur = [], [], None
 for l in out:
@@ -316,7 +342,7 @@ texpected = [x for x in expected[:hp] if "task-clock" not in x[3][0]] + [
                                           r"(\d+) of target \1 \(type=1 config=0x1\): out of memory \(-12\)"]),
     ("@pmu_thread thread table", 1, NOMEM, [PT + r"the table of 3 threads"]),
 ] + [x for x in expected[hp:] if not x[0].startswith("@pmu_thread")]
-check(len(texpected) == 52, "the target list has %d sites" % len(texpected))
+check(len(texpected) == len(expected) - 1, "the target list has %d sites" % len(texpected))
 check_loop("target", truns, texpected, {})
 
 # 4. kmemleak, where the kernel has it

@@ -269,7 +269,9 @@ static int stp_contexts_alloc(void)
 
 	for_each_possible_cpu(cpu)
 		for (l = 0; l < STP_CTX_LEVELS; l++) {
-			c = kvzalloc_node(sizeof(*c), GFP_KERNEL, cpu_to_node(cpu));
+			c = stp_fail_null("probe context",
+					  kvzalloc_node(sizeof(*c), GFP_KERNEL,
+							cpu_to_node(cpu)));
 			if (!c)
 				goto err_free;
 			per_cpu(stp_contexts[l], cpu) = c;

@@ -188,8 +188,10 @@ static void stp_ftrace_resolve_modules(struct stp_probe *probes, unsigned int n)
 		     !probes[i].addr && strchr(probes[i].symbol, ':');
 	if (!k)
 		return;
-	kps = kcalloc(k, sizeof(*kps), GFP_KERNEL);
-	ptrs = kcalloc(k, sizeof(*ptrs), GFP_KERNEL);
+	kps = stp_fail_null("module address kprobes",
+			    kcalloc(k, sizeof(*kps), GFP_KERNEL));
+	ptrs = stp_fail_null("module address table",
+			     kcalloc(k, sizeof(*ptrs), GFP_KERNEL));
 	if (!kps || !ptrs)
 		goto out;	/* by name, as kprobes */
 	for (i = 0, k = 0; i < n; i++) {
@@ -201,7 +203,8 @@ static void stp_ftrace_resolve_modules(struct stp_probe *probes, unsigned int n)
 			continue;
 		kp->symbol_name = p->symbol;
 		kp->flags = KPROBE_FLAG_DISABLED;
-		if (register_kprobe(kp))
+		if (stp_fail_rc("module address kprobe", -EINVAL,
+				register_kprobe(kp)))
 			continue;
 		ptrs[k++] = kp;
 		a = (unsigned long)kp->addr;
@@ -235,7 +238,8 @@ static void stp_ftrace_filter_add(unsigned long *ips, u8 *ok, unsigned int n)
 
 	if (!n)
 		return;
-	if (!ftrace_set_filter_ips(&stp_ftrace_ops, ips, n, 0, 0)) {
+	if (!stp_fail_rc("ftrace filter", -EINVAL,
+			 ftrace_set_filter_ips(&stp_ftrace_ops, ips, n, 0, 0))) {
 		memset(ok, 1, n);
 		return;
 	}
@@ -258,9 +262,13 @@ static int stp_ftrace_filter_sites(void)
 	unsigned long *ips;
 	u8 *ok;
 
-	ips = kcalloc(stp_ftrace_nsites, sizeof(*ips), GFP_KERNEL);
-	ok = kcalloc(stp_ftrace_nsites, sizeof(*ok), GFP_KERNEL);
+	ips = stp_fail_null("ftrace address list",
+			    kcalloc(stp_ftrace_nsites, sizeof(*ips), GFP_KERNEL));
+	ok = stp_fail_null("ftrace address flags",
+			   kcalloc(stp_ftrace_nsites, sizeof(*ok), GFP_KERNEL));
 	if (!ips || !ok) {
+		stp_err("cannot allocate the ftrace filter of %u addresses\n",
+			stp_ftrace_nsites);
 		kfree(ips);
 		kfree(ok);
 		return -ENOMEM;
@@ -307,7 +315,8 @@ static void stp_ftrace_drop_module(const char *mod)
 	unsigned long *ips;
 	unsigned int i, k = 0, m = 0;
 
-	ips = kcalloc(stp_ftrace_nsites, sizeof(*ips), GFP_KERNEL);
+	ips = stp_fail_null("module going table",
+			    kcalloc(stp_ftrace_nsites, sizeof(*ips), GFP_KERNEL));
 	for (i = 0; i < stp_ftrace_nsites; i++) {
 		const struct stp_ftrace_site *s = &stp_ftrace_sites[i];
 
@@ -321,7 +330,8 @@ static void stp_ftrace_drop_module(const char *mod)
 	if (!m)
 		goto out;
 	if (ips && k < stp_ftrace_live &&
-	    !ftrace_set_filter_ips(&stp_ftrace_ops, ips, k, 1, 0)) {
+	    !stp_fail_rc("ftrace filter removal", -EINVAL,
+			 ftrace_set_filter_ips(&stp_ftrace_ops, ips, k, 1, 0))) {
 		stp_ftrace_live -= k;
 		goto out;
 	}
@@ -369,12 +379,14 @@ static int stp_ftrace_ops_register(void)
 			stp_ftrace_notifier_on = true;
 	}
 	if (stp_ftrace_notifier_on &&
-	    (rc = register_module_notifier(&stp_ftrace_module_nb))) {
+	    (rc = stp_fail_rc("module notifier", -ENOMEM,
+			      register_module_notifier(&stp_ftrace_module_nb)))) {
 		stp_ftrace_notifier_on = false;
 		return rc;
 	}
 	mutex_lock(&stp_ftrace_mutex);
-	rc = register_ftrace_function(&stp_ftrace_ops);
+	rc = stp_fail_rc("ftrace_ops", -EBUSY,
+			 register_ftrace_function(&stp_ftrace_ops));
 	stp_ftrace_registered = !rc;
 	mutex_unlock(&stp_ftrace_mutex);
 	if (rc && stp_ftrace_notifier_on) {
@@ -401,9 +413,12 @@ static int stp_ftrace_register(struct stp_probe *probes, unsigned int n)
 		     probes[i].addr;
 	if (!k)
 		return 0;
-	stp_ftrace_sites = kcalloc(k, sizeof(*stp_ftrace_sites), GFP_KERNEL);
-	if (!stp_ftrace_sites)
+	stp_ftrace_sites = stp_fail_null("ftrace site table",
+		kcalloc(k, sizeof(*stp_ftrace_sites), GFP_KERNEL));
+	if (!stp_ftrace_sites) {
+		stp_err("cannot allocate the table of %u ftrace entry probes\n", k);
 		return -ENOMEM;
+	}
 	for (i = 0; i < n; i++) {
 		struct stp_probe *p = &probes[i];
 
@@ -422,8 +437,10 @@ static int stp_ftrace_register(struct stp_probe *probes, unsigned int n)
 		ftrace_free_filter(&stp_ftrace_ops);
 		return 0;
 	}
-	stp_ftrace_gone = kcalloc(stp_ftrace_nsites, sizeof(*stp_ftrace_gone),
-				  GFP_KERNEL);
+	stp_ftrace_gone = stp_fail_null("ftrace module table",
+					kcalloc(stp_ftrace_nsites,
+						sizeof(*stp_ftrace_gone),
+						GFP_KERNEL));
 	if (!stp_ftrace_gone) {
 		ftrace_free_filter(&stp_ftrace_ops);
 		rc = -ENOMEM;

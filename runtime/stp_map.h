@@ -118,9 +118,12 @@ static __maybe_unused int stp_map_alloc(struct stp_map *m)
 		off += 8;
 	m->esize = ALIGN(off, 8);
 	m->nheads = roundup_pow_of_two(max(m->cap, 2U));
-	m->ents = vzalloc((size_t)m->cap * m->esize);
-	m->heads = vmalloc(m->nheads * sizeof(u32));
-	m->order = vmalloc(m->cap * sizeof(u32));
+	m->ents = stp_fail_null("array entries",
+				vzalloc((size_t)m->cap * m->esize));
+	m->heads = stp_fail_null("array hash heads",
+				 vmalloc(m->nheads * sizeof(u32)));
+	m->order = stp_fail_null("array order",
+				 vmalloc(m->cap * sizeof(u32)));
 	if (!m->ents || !m->heads || !m->order) {
 		stp_err("cannot allocate array '%s' (%u entries of %u bytes)\n",
 			m->name, m->cap, m->esize);

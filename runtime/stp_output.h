@@ -251,7 +251,8 @@ static int stp_output_alloc(void)
 	int cpu, level;
 
 	stp_out.nrings = nr_cpu_ids * STP_OUT_LEVELS;
-	stp_out.rings = kcalloc(stp_out.nrings, sizeof(*stp_out.rings), GFP_KERNEL);
+	stp_out.rings = stp_fail_null("output ring table",
+		kcalloc(stp_out.nrings, sizeof(*stp_out.rings), GFP_KERNEL));
 	if (!stp_out.rings) {
 		stp_out.nrings = 0;
 		stp_err("cannot allocate the output buffer table\n");
@@ -259,8 +260,9 @@ static int stp_output_alloc(void)
 	}
 	for_each_possible_cpu(cpu) {
 		for (level = 0; level < STP_OUT_LEVELS; level++) {
-			r = kvzalloc_node(sizeof(*r) + sizes[level], GFP_KERNEL,
-					  cpu_to_node(cpu));
+			r = stp_fail_null("output ring",
+				kvzalloc_node(sizeof(*r) + sizes[level],
+					      GFP_KERNEL, cpu_to_node(cpu)));
 			if (!r) {
 				stp_err("cannot allocate the %u byte output buffer of cpu%d\n",
 					sizes[level], cpu);
@@ -525,26 +527,31 @@ static ssize_t stp_proc_control_write(struct file *file,
 
 STP_PROC_OPS(stp_proc_control_ops, NULL, NULL, stp_proc_control_write, NULL);
 
+/* one file of /proc/<module>; false (logged) when it cannot be created */
+static bool stp_proc_file(const char *name, umode_t mode,
+			  const typeof(stp_proc_output_ops) *ops)
+{
+	if (stp_fail_null("/proc file",
+			  proc_create(name, mode, stp_proc_dir, ops)))
+		return true;
+	stp_err("cannot create /proc/%s/%s\n", STP_MODULE_NAME, name);
+	return false;
+}
+
 static int stp_proc_create(void)
 {
-	stp_proc_dir = proc_mkdir(STP_MODULE_NAME, NULL);
+	stp_proc_dir = stp_fail_null("/proc directory",
+				     proc_mkdir(STP_MODULE_NAME, NULL));
 	if (!stp_proc_dir) {
 		stp_err("cannot create /proc/%s (does it exist already?)\n",
 			STP_MODULE_NAME);
 		return -ENOMEM;
 	}
-	if (!proc_create("output", 0400, stp_proc_dir, &stp_proc_output_ops))
-		goto err;
-	if (!proc_create("records", 0400, stp_proc_dir, &stp_proc_records_ops))
-		goto err;
-	if (!proc_create("status", 0400, stp_proc_dir, &stp_proc_status_ops))
-		goto err;
-	if (!proc_create("control", 0200, stp_proc_dir, &stp_proc_control_ops))
-		goto err;
-	return 0;
-
-err:
-	stp_err("cannot create the files in /proc/%s\n", STP_MODULE_NAME);
+	if (stp_proc_file("output", 0400, &stp_proc_output_ops) &&
+	    stp_proc_file("records", 0400, &stp_proc_records_ops) &&
+	    stp_proc_file("status", 0400, &stp_proc_status_ops) &&
+	    stp_proc_file("control", 0200, &stp_proc_control_ops))
+		return 0;
 	proc_remove(stp_proc_dir);
 	stp_proc_dir = NULL;
 	return -ENOMEM;

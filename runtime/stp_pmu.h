@@ -170,9 +170,9 @@ static int stp_pmu_create_cpu(int cpu, int row)
 			attr.sample_period = sp->sample_period;
 		}
 
-		e = perf_event_create_kernel_counter(&attr, cpu, NULL,
-						     sp ? stp_pmu_overflow : NULL,
-						     sp);
+		e = stp_fail_errptr("counter", -ENOMEM,
+			perf_event_create_kernel_counter(&attr, cpu, NULL,
+				sp ? stp_pmu_overflow : NULL, sp));
 		if (IS_ERR(e)) {
 			rc = PTR_ERR(e);
 			goto err;
@@ -278,10 +278,12 @@ static int stp_pmu_init(struct stp_probe *probes, unsigned int nprobes)
 	}
 	stp_pmu_arch_init();
 	stp_pmu_thread_sys = _stp_target <= 0;
-	ids = kcalloc(nr_cpu_ids, sizeof(*ids), GFP_KERNEL);
+	ids = stp_fail_null("CPU identification table",
+			    kcalloc(nr_cpu_ids, sizeof(*ids), GFP_KERNEL));
 	if (!ids)
 		goto err_nomem;
-	stp_pmu_cpus = alloc_percpu(struct stp_pmu_cpu);
+	stp_pmu_cpus = stp_fail_null("per-CPU counter table",
+				     alloc_percpu(struct stp_pmu_cpu));
 	if (!stp_pmu_cpus)
 		goto err_free_ids;
 	for_each_possible_cpu(cpu)
@@ -319,10 +321,11 @@ static int stp_pmu_init(struct stp_probe *probes, unsigned int nprobes)
 		if (rc)
 			goto err_release;
 	}
-	rc = cpuhp_setup_state_nocalls_cpuslocked(CPUHP_AP_ONLINE_DYN,
-						  STP_MODULE_NAME ":online",
-						  stp_pmu_cpu_online,
-						  stp_pmu_cpu_offline);
+	rc = stp_fail_rc("CPU hotplug callbacks", -ENOSPC,
+		cpuhp_setup_state_nocalls_cpuslocked(CPUHP_AP_ONLINE_DYN,
+						     STP_MODULE_NAME ":online",
+						     stp_pmu_cpu_online,
+						     stp_pmu_cpu_offline));
 	if (rc < 0) {
 		stp_err("cannot register the CPU hotplug callbacks (%d)\n", rc);
 		goto err_release;

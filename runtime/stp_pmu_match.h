@@ -214,7 +214,8 @@ static void stp_pmu_core_type_attr(int cpu, int row, struct perf_event_attr *att
 
 	if (stp_pmu_tab.rows[row].core != STP_CORE_ATOM || attr->type != PERF_TYPE_RAW)
 		return;
-	e = perf_event_create_kernel_counter(&probe, cpu, NULL, NULL, NULL);
+	e = stp_fail_errptr("Atom PMU type probe counter", -ENOENT,
+		perf_event_create_kernel_counter(&probe, cpu, NULL, NULL, NULL));
 	if (IS_ERR(e))
 		return;		/* no PMU: creating the real counter says so */
 	attr->type = e->pmu->type;

@@ -203,7 +203,9 @@ static void stp_pmu_tasks_release(void)
 static int stp_pmu_tasks_tp_register(struct tracepoint *tp, void *fn,
 				     const char *name, bool *on)
 {
-	int rc = tp ? tracepoint_probe_register(tp, fn, NULL) : -ENOENT;
+	int rc = tp ? stp_fail_rc("@pmu_thread tracepoint probe", -ENOMEM,
+				  tracepoint_probe_register(tp, fn, NULL)) :
+		     -ENOENT;
 
 	if (rc) {
 		stp_err("@pmu_thread: cannot register on tracepoint %s: %s (%d)\n",
@@ -222,8 +224,8 @@ static int stp_pmu_tasks_init(void)
 {
 	int rc;
 
-	stp_pmu_tslots = kvcalloc(STP_PMU_THREAD_SLOTS, sizeof(*stp_pmu_tslots),
-				  GFP_KERNEL);
+	stp_pmu_tslots = stp_fail_null("@pmu_thread task slots",
+		kvcalloc(STP_PMU_THREAD_SLOTS, sizeof(*stp_pmu_tslots), GFP_KERNEL));
 	if (!stp_pmu_tslots) {
 		stp_err("@pmu_thread: cannot allocate %d task slots\n",
 			STP_PMU_THREAD_SLOTS);

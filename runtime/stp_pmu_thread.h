@@ -184,7 +184,8 @@ static int stp_pmu_thread_create(struct stp_pmu_thread_root *r,
 		if (!stp_pmu_is_thread(i))
 			continue;
 		a = &attrs[i];
-		e = perf_event_create_kernel_counter(a, -1, r->task, NULL, NULL);
+		e = stp_fail_errptr("per-thread counter", -ENOMEM,
+			perf_event_create_kernel_counter(a, -1, r->task, NULL, NULL));
 		if (IS_ERR(e)) {
 			rc = PTR_ERR(e);
 			goto err;
@@ -236,9 +237,13 @@ static int stp_pmu_thread_grow(unsigned int used, unsigned int n)
 
 	if (used + n <= stp_pmu_thread_cap)
 		return 0;
-	roots = kvcalloc(used + n, sizeof(*roots), GFP_KERNEL);
-	if (!roots)
+	roots = stp_fail_null("@pmu_thread thread table",
+			      kvcalloc(used + n, sizeof(*roots), GFP_KERNEL));
+	if (!roots) {
+		stp_err("@pmu_thread: cannot allocate the table of %u threads\n",
+			used + n);
 		return -ENOMEM;
+	}
 	if (stp_pmu_thread_roots)
 		memcpy(roots, stp_pmu_thread_roots, used * sizeof(*roots));
 	kvfree(stp_pmu_thread_roots);
@@ -271,8 +276,10 @@ static int stp_pmu_thread_init(void)
 		return -ESRCH;
 	}
 	stp_pmu_thread_tgid = task_tgid_nr(target);
-	attrs = kcalloc(STP_NEVENTS, sizeof(*attrs), GFP_KERNEL);
+	attrs = stp_fail_null("@pmu_thread attributes",
+			      kcalloc(STP_NEVENTS, sizeof(*attrs), GFP_KERNEL));
 	if (!attrs) {
+		stp_err("@pmu_thread: cannot allocate the counter attributes\n");
 		rc = -ENOMEM;
 		goto out;
 	}

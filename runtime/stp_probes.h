@@ -594,9 +594,10 @@ static int stp_probe_register_one(struct stp_probe *p)
 
 	stp_probe_fill(p);
 	if (p->kind == STP_PROBE_KPROBE)
-		rc = register_kprobe(&p->u.kp);
+		rc = stp_fail_rc("kprobe", -EINVAL, register_kprobe(&p->u.kp));
 	else
-		rc = register_kretprobe(&p->u.rp);
+		rc = stp_fail_rc("kretprobe", -EINVAL,
+				 register_kretprobe(&p->u.rp));
 	if (rc && p->optional) {
 		stp_info("optional probe %s (%s) skipped: %s (%d)\n", p->name,
 			 p->loc, stp_probe_errno_text(rc), rc);
@@ -641,8 +642,10 @@ static int stp_kprobes_register_batch(struct stp_probe *probes, unsigned int n,
 	}
 	if (!k)
 		return 0;
-	batch = kind == STP_PROBE_KPROBE ? register_kprobes(kps, k)
-					 : register_kretprobes(rps, k);
+	batch = kind == STP_PROBE_KPROBE ?
+		stp_fail_rc("kprobe batch", -EINVAL, register_kprobes(kps, k)) :
+		stp_fail_rc("kretprobe batch", -EINVAL,
+			    register_kretprobes(rps, k));
 	for (i = 0; i < n; i++) {
 		struct stp_probe *p = &probes[i];
 
@@ -675,10 +678,10 @@ static int stp_probes_register(struct stp_probe *probes, unsigned int n)
 		nk += probes[i].kind == STP_PROBE_KPROBE;
 		nr += probes[i].kind == STP_PROBE_KRETPROBE;
 	}
-	stp_kprobe_ptrs = kcalloc(max(nk, 1U), sizeof(*stp_kprobe_ptrs),
-				  GFP_KERNEL);
-	stp_kretprobe_ptrs = kcalloc(max(nr, 1U), sizeof(*stp_kretprobe_ptrs),
-				     GFP_KERNEL);
+	stp_kprobe_ptrs = stp_fail_null("kprobe table",
+		kcalloc(max(nk, 1U), sizeof(*stp_kprobe_ptrs), GFP_KERNEL));
+	stp_kretprobe_ptrs = stp_fail_null("kretprobe table",
+		kcalloc(max(nr, 1U), sizeof(*stp_kretprobe_ptrs), GFP_KERNEL));
 	if (!stp_kprobe_ptrs || !stp_kretprobe_ptrs) {
 		stp_err("cannot allocate the probe tables\n");
 		rc = -ENOMEM;

@@ -94,7 +94,8 @@ static int stp_procfs_open(struct inode *inode, struct file *file)
 	if (!(file->f_mode & FMODE_READ) || !f->read)
 		return 0;
 	size = (f->bufsize ? f->bufsize : STP_PROCFS_BUFSIZE) + 1;
-	t = kvzalloc(sizeof(*t) + size, GFP_KERNEL);
+	t = stp_fail_null("procfs read buffer",
+			  kvzalloc(sizeof(*t) + size, GFP_KERNEL));
 	if (!t)
 		return -ENOMEM;
 	stp_run_probe_value(f->read, STP_STATE_RUNNING, t->data, size);
@@ -124,7 +125,8 @@ static ssize_t stp_procfs_write(struct file *file, const char __user *buf,
 		return -EINVAL;
 	if (!n)
 		return 0;
-	v = kmalloc(STP_MAXSTRINGLEN, GFP_KERNEL);
+	v = stp_fail_null("procfs write buffer",
+			  kmalloc(STP_MAXSTRINGLEN, GFP_KERNEL));
 	if (!v)
 		return -ENOMEM;
 	if (copy_from_user(v, buf, n)) {
@@ -172,9 +174,10 @@ static int stp_procfs_create(struct stp_procfs_file *files, unsigned int n)
 	stp_procfs_table = files;
 	stp_procfs_n = n;
 	for (i = 0; i < n; i++) {
-		files[i].pde = proc_create_data(files[i].name, files[i].mode,
-						stp_proc_dir, &stp_procfs_ops,
-						&files[i]);
+		files[i].pde = stp_fail_null("procfs probe file",
+			proc_create_data(files[i].name, files[i].mode,
+					 stp_proc_dir, &stp_procfs_ops,
+					 &files[i]));
 		if (!files[i].pde) {
 			stp_err("cannot create /proc/%s/%s\n", STP_MODULE_NAME,
 				files[i].name);

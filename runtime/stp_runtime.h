@@ -12,6 +12,7 @@
 
 #include "stp_compat.h"
 #include "stp_limits.h"
+#include "stp_fault.h"
 #include "stp_context.h"
 #include "stp_output.h"
 #include "stp_builtins.h"

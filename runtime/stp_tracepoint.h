@@ -100,7 +100,8 @@ static int stp_tracepoints_register(struct stp_probe *probes, unsigned int n)
 				p->name, p->loc, p->tp_name, rc);
 			goto err;
 		}
-		rc = tracepoint_probe_register(p->u.tp, p->tp_func, p);
+		rc = stp_fail_rc("tracepoint probe", -ENOMEM,
+				 tracepoint_probe_register(p->u.tp, p->tp_func, p));
 		if (rc && p->optional) {
 			stp_info("optional probe %s (%s) skipped: %s (%d)\n",
 				 p->name, p->loc, stp_errno_text(rc), rc);

@@ -117,7 +117,8 @@ static struct stp_uentry_table *stp_uentry_alloc(const struct stp_probe *p)
 	struct stp_uentry_table *t;
 
 	BUILD_BUG_ON(!is_power_of_2(STP_UENTRY_SLOTS));
-	t = kvzalloc(sizeof(*t) + slot * STP_UENTRY_SLOTS, GFP_KERNEL);
+	t = stp_fail_null("uretprobe entry table",
+			  kvzalloc(sizeof(*t) + slot * STP_UENTRY_SLOTS, GFP_KERNEL));
 	if (t)
 		t->slot_size = slot;
 	return t;
@@ -338,8 +339,9 @@ static int stp_uprobe_register_one(struct stp_probe *p)
 	} else {
 		p->u.up.uc.handler = stp_uprobe_handler;
 	}
-	rc = stp_uprobe_register(inode, p->uoffset, p->semaphore, &p->u.up.uc,
-				 &p->u.up.handle);
+	rc = stp_fail_rc("uprobe", -EINVAL,
+			 stp_uprobe_register(inode, p->uoffset, p->semaphore,
+					     &p->u.up.uc, &p->u.up.handle));
 	if (rc)
 		goto fail;
 	p->registered = true;

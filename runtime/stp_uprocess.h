@@ -254,7 +254,8 @@ static int stp_uproc_tp_register(struct tracepoint **tp, void *fn,
 	int rc = -ENOENT;
 
 	if (*tp)
-		rc = tracepoint_probe_register(*tp, fn, NULL);
+		rc = stp_fail_rc("process tracepoint probe", -ENOMEM,
+				 tracepoint_probe_register(*tp, fn, NULL));
 	if (rc) {
 		stp_err("cannot register process probes on tracepoint %s: %s (%d)\n",
 			name, stp_errno_text(rc), rc);
@@ -300,9 +301,13 @@ static int stp_uprocess_register(struct stp_probe *probes, unsigned int n)
 		return -E2BIG;
 	}
 	if (npath) {
-		stp_uprocs = kvcalloc(STP_MAXUPROCS, sizeof(*stp_uprocs), GFP_KERNEL);
-		if (!stp_uprocs)
+		stp_uprocs = stp_fail_null("process table",
+			kvcalloc(STP_MAXUPROCS, sizeof(*stp_uprocs), GFP_KERNEL));
+		if (!stp_uprocs) {
+			stp_err("cannot allocate the table of %d processes\n",
+				STP_MAXUPROCS);
 			return -ENOMEM;
+		}
 	}
 	for_each_kernel_tracepoint(stp_uproc_tp_find, NULL);
 	swap(exec, stp_uproc_tp_exec);

@@ -44,6 +44,8 @@ static size_t strscpy(char *d, const char *s, size_t n)
 }
 
 #define stp_err(...) fprintf(stdout, "error: " __VA_ARGS__)
+/* the fault injection wrappers: without STP_FAULT_INJECT each is its call */
+#include "stp_fault.h"
 static const char *stp_errno_text(int err) { (void)err; return "?"; }
 
 struct pmu { int type; };

@@ -475,11 +475,14 @@ static noinline s64 stp_pmu_read_slow(struct stp_context *c, int idx)
  * a counter. That is stp_pmu_read_event()'s direct read without its
  * oncpu and ACTIVE checks, which it implies for an event bound to this
  * CPU: the perf core sets oncpu and ACTIVE before pmu->add() and clears
- * them after pmu->del(); armpmu_add() gives the event its idx and leaves
- * hw.state STOPPED|UPTODATE until it starts the counter (hw.state 0),
+ * them after pmu->del(); armpmu_add() gives the event its idx, disables
+ * that counter, sets hw.state STOPPED|UPTODATE and starts it (hw.state 0),
  * armpmu_del() stops it (STOPPED|UPTODATE) and sets idx -1; an event never
- * added (INACTIVE, ERROR) has idx -1. Everything else goes to
- * stp_pmu_read_slow().
+ * added (INACTIVE, ERROR) has idx -1. (One window, the full checks' too: an
+ * event's first armpmu_add() has hw.state 0 between setting idx and setting
+ * STOPPED|UPTODATE, so a probe on the driver's disable callback would read
+ * the counter before it is programmed; docs/reliability.md.) Everything
+ * else goes to stp_pmu_read_slow().
  */
 static __always_inline s64 stp_pmu_read(struct stp_context *c, int idx)
 {

@@ -168,17 +168,17 @@ static inline void stp_hrtimer_setup(struct hrtimer *t,
  * PMCCNTR_EL0 and idx n >= 1 is PMEVCNTR<n-1>_EL0; since 6.12 the driver
  * uses the counter number itself: idx n < 31 is PMEVCNTR<n>_EL0, the cycle
  * counter is ARMV8_PMU_CYCLE_IDX (31) and the instruction counter
- * (FEAT_PMUv3_ICNTR) 32. STP_ARMV8_EVCNTR(idx) is the PMEVCNTR number, or
- * negative for an idx that is no event counter.
+ * (FEAT_PMUv3_ICNTR) 32. STP_ARMV8_EVCNTR_IDX(n) is the idx of
+ * PMEVCNTR<n>_EL0.
  */
 #ifdef CONFIG_ARM64
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
 #include <linux/perf/arm_pmuv3.h>
 #define STP_ARMV8_CYCLE_IDX ARMV8_PMU_CYCLE_IDX
-#define STP_ARMV8_EVCNTR(idx) ((idx) < ARMV8_PMU_CYCLE_IDX ? (idx) : -1)
+#define STP_ARMV8_EVCNTR_IDX(n) (n)
 #else
 #define STP_ARMV8_CYCLE_IDX 0
-#define STP_ARMV8_EVCNTR(idx) ((idx) - 1)
+#define STP_ARMV8_EVCNTR_IDX(n) ((n) + 1)
 #endif
 #endif
 

@@ -77,6 +77,8 @@ struct stp_pmu_cpu {
 	int row;			/* index in stp_pmu_tab.rows, -1: none */
 	struct perf_event *ev[STP_NEVENTS];
 	bool fast[STP_NEVENTS];		/* direct counter reads allowed */
+	/* ev[i] when stp_pmu_read() may read it inline, else NULL */
+	struct perf_event *ev_inline[STP_NEVENTS];
 	/* system-wide @pmu_thread: the counter at the last context switch */
 	u64 tstart[STP_NEVENTS];
 };
@@ -103,6 +105,7 @@ static int stp_pmu_release_cpu(int cpu)
 		e = pc->ev[i];
 		if (!e)
 			continue;
+		WRITE_ONCE(pc->ev_inline[i], NULL);
 		WRITE_ONCE(pc->ev[i], NULL);
 		pc->fast[i] = false;
 		perf_event_release_kernel(e);
@@ -186,6 +189,8 @@ static int stp_pmu_create_cpu(int cpu, int row)
 			rc = -EBUSY;
 			goto err;
 		}
+		if (pc->fast[i] && stp_pmu_inline_ok(e))
+			WRITE_ONCE(pc->ev_inline[i], e);
 		stp_dbg("cpu%d: counter %s row %s type=%u config=0x%llx%s%s\n", cpu,
 			stp_pmu_event_name(i), stp_pmu_row_name(row, name),
 			attr.type, attr.config,
@@ -436,43 +441,67 @@ static __always_inline u64 stp_pmu_read_event(struct perf_event *e, bool fast)
 }
 
 /*
- * @pmu: this CPU's value of event idx. Lock-free and NMI-safe (kprobe,
- * kretprobe, timer and perf overflow handlers), never sleeps. No counter on
- * this CPU: 0, counted in stp_pmu_unavail (with -D STP_PMU_STRICT a script
- * error); a counter in error state (the PMU could not schedule it): an error.
+ * @pmu when the inline read cannot serve it: no counter on this CPU (0,
+ * counted in stp_pmu_unavail; with -D STP_PMU_STRICT a script error), a
+ * counter in error state (the PMU could not schedule it: an error), or
+ * stp_pmu_read_event()'s full checks. Out of line: each @pmu inlines only
+ * stp_pmu_read()'s fast path.
  */
-static inline s64 stp_pmu_read(struct stp_context *c, int idx)
+static noinline s64 stp_pmu_read_slow(struct stp_context *c, int idx)
 {
-	struct stp_pmu_cpu *pc;
+	struct stp_pmu_cpu *pc = this_cpu_ptr(stp_pmu_cpus);
+	struct perf_event *e = READ_ONCE(pc->ev[idx]);
+
+	if (unlikely(!e)) {
+#ifdef STP_PMU_STRICT
+		stp_error(c, "no usable @pmu counter on this CPU");
+#else
+		this_cpu_inc(stp_pmu_unavail);
+#endif
+		return 0;
+	}
+	if (unlikely(READ_ONCE(e->state) == PERF_EVENT_STATE_ERROR)) {
+		stp_error(c, "no usable @pmu counter on this CPU");
+		return 0;
+	}
+	return stp_pmu_read_event(e, pc->fast[idx]);
+}
+
+/*
+ * @pmu: this CPU's value of event idx. Lock-free and NMI-safe, never
+ * sleeps. Only probe bodies call it (stp_run_probe_with, stp_run_entry_fn),
+ * and they run with interrupts off: nothing but an NMI runs on this CPU
+ * during the read, and this_cpu_ptr is stable.
+ *
+ * Inline, the read of an event stp_pmu_read_fast() can read directly
+ * (ev_inline: arm64 PMUv3 events of 32 bits): hw.state 0 and hw.idx naming
+ * a counter. That is stp_pmu_read_event()'s direct read without its
+ * oncpu and ACTIVE checks, which it implies for an event bound to this
+ * CPU: the perf core sets oncpu and ACTIVE before pmu->add() and clears
+ * them after pmu->del(); armpmu_add() gives the event its idx, disables
+ * that counter, sets hw.state STOPPED|UPTODATE and starts it (hw.state 0),
+ * armpmu_del() stops it (STOPPED|UPTODATE) and sets idx -1; an event never
+ * added (INACTIVE, ERROR) has idx -1. (One window, the full checks' too: an
+ * event's first armpmu_add() has hw.state 0 between setting idx and setting
+ * STOPPED|UPTODATE, so a probe on the driver's disable callback would read
+ * the counter before it is programmed; docs/reliability.md.) Everything
+ * else goes to stp_pmu_read_slow().
+ */
+static __always_inline s64 stp_pmu_read(struct stp_context *c, int idx)
+{
 	struct perf_event *e;
-	unsigned long flags;
-	bool bad = false;
-	u64 v = 0;
+	u64 v;
 
 	if (unlikely(idx < 0 || idx >= STP_NEVENTS)) {
 		stp_error(c, "invalid @pmu event index");
 		return 0;
 	}
-	local_irq_save(flags);
-	pc = this_cpu_ptr(stp_pmu_cpus);
-	e = READ_ONCE(pc->ev[idx]);
-	if (unlikely(!e)) {
-#ifdef STP_PMU_STRICT
-		bad = true;
-#else
-		this_cpu_inc(stp_pmu_unavail);
-#endif
-	} else if (unlikely(READ_ONCE(e->state) == PERF_EVENT_STATE_ERROR)) {
-		bad = true;
-	} else {
-		v = stp_pmu_read_event(e, pc->fast[idx]);
-	}
-	local_irq_restore(flags);
-	if (unlikely(bad)) {
-		stp_error(c, "no usable @pmu counter on this CPU");
-		return 0;
-	}
-	return v;
+	lockdep_assert_irqs_disabled();
+	e = READ_ONCE(this_cpu_ptr(stp_pmu_cpus)->ev_inline[idx]);
+	if (likely(e && !READ_ONCE(e->hw.state) &&
+		   stp_pmu_read_fast_as(e, &v, true)))
+		return v;
+	return stp_pmu_read_slow(c, idx);
 }
 
 #else /* STP_NEVENTS == 0 */

@@ -845,10 +845,11 @@ TEST(UserInfo, Arm64Binary)
 }
 #endif
 
-// PLT stubs where objdump labels them "<name@plt>".
-uint64_t objdump_plt(const std::string &file, const std::string &name)
+// PLT stubs where objdump labels them "<name@plt>" (the arch's objdump: the
+// file's path may name either architecture, e.g. a checkout in .../arm64soak).
+uint64_t objdump_plt(const std::string &arch, const std::string &file, const std::string &name)
 {
-	std::string objdump = file.find("arm64") != std::string::npos ? "aarch64-linux-gnu-objdump" : "objdump";
+	std::string objdump = arch == "arm64" ? "aarch64-linux-gnu-objdump" : "objdump";
 	for (const std::string &l : lines_of(run(objdump + " -d " + file)))
 		if (l.find("<" + name + "@plt>:") != std::string::npos)
 			return std::stoull(l, nullptr, 16);
@@ -866,7 +867,7 @@ TEST(UserInfo, Plt)
 		auto r = f.plt(p, "atoi");
 		ASSERT_TRUE(r.ok()) << r.error().what;
 		ASSERT_EQ(r->size(), 1u);
-		uint64_t want = objdump_plt(p, "atoi");
+		uint64_t want = objdump_plt(arch, p, "atoi");
 		ASSERT_NE(want, 0u);
 		EXPECT_EQ(r->front().vaddr, want) << p;
 		EXPECT_EQ(r->front().offset, phdr_offset(p, want)) << p;

@@ -32,6 +32,7 @@ KbuildResult kbuild(const KbuildRequest &req)
 	}
 	std::string kbuild_file = "obj-m := " + req.module_name + ".o\n" +
 				  "ccflags-y := -I" + req.runtime_dir + " -Wno-unused-function" +
+				  (req.debug_info ? "" : " -g0") +
 				  (req.extra_ccflags.empty() ? "" : " " + req.extra_ccflags) + "\n" +
 				  // columns in bytes, as the script's (cmap.h maps them back)
 				  "ccflags-y += $(call cc-option,-fdiagnostics-column-unit=byte)\n";

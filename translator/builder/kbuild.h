@@ -16,6 +16,9 @@ struct KbuildRequest {
 	std::string cross_compile;
 	std::vector<std::string> make_vars; // -B NAME=VALUE, passed to make as is
 	std::string extra_ccflags;          // appended to ccflags-y (tracequery: -g)
+	// DWARF in the module (the kernel's -g); without it -g0: about 10 % less
+	// compile time and a module a quarter the size (docs/performance.md)
+	bool debug_info = false;
 	bool verbose = false;
 };
 

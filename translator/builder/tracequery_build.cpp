@@ -135,6 +135,7 @@ Result<std::string> KbuildQueryModuleBuilder::build(const Target &t, const std::
 	kr.cross_compile = t.cross_compile;
 	kr.make_vars = t.make_vars;
 	kr.extra_ccflags = "-g";
+	kr.debug_info = true; // its DWARF is what it is built for
 	KbuildResult res = kbuild(kr);
 	if (!res.ok)
 		return fail(res.error, first_errors(res.log));

@@ -66,6 +66,7 @@ Result<KbuildRequest> kbuild_request(const BuildRequest &req, const std::string 
 	kr.build_tree = bt.tree.dir;
 	kr.runtime_dir = fs::absolute(runtime_dir()).string();
 	kr.work_dir = work;
+	kr.debug_info = req.debug_info;
 	for (const std::string &v : req.kbuild_vars) {
 		if (v.find('=') == std::string::npos || v.find('\n') != std::string::npos)
 			return fail("bad -B option '" + v + "': expected NAME=VALUE");
@@ -213,6 +214,7 @@ std::string module_cache_key(const Cli &cli, const Parsed &parsed, const Transla
 	for (const std::string &v : cli.kbuild_vars)
 		k.add("kbuild.var", v);
 	k.add("guru", cli.guru ? "1" : "0");
+	k.add("debuginfo", cli.module_debuginfo ? "1" : "0");
 	k.add("compatible", cli.compatible); // %( systemtap_v %) picks tokens
 	k.add("arch", bt.arch);
 	k.add("vm", cli.vm ? "1" : "0");

@@ -58,6 +58,7 @@ struct BuildRequest {
 	std::string cache_key;                 // "" : --no-cache
 	std::vector<std::string> kbuild_vars;  // -B NAME=VALUE
 	std::vector<std::string> sign_module;  // --sign-module KEY CERT (or empty)
+	bool debug_info = false;               // --module-debuginfo
 	bool verbose = false;
 };
 

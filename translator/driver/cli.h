@@ -45,6 +45,7 @@ struct Cli {
 	std::string list_probes;               // -l PATTERN
 	std::string list_probes_vars;          // -L PATTERN
 	bool no_cache = false;                 // --no-cache
+	bool module_debuginfo = false;         // --module-debuginfo: -g for the module
 	bool clean_cache = false;              // --clean-cache
 	std::string attach;                    // --attach NAME
 	std::string stop;                      // --stop NAME

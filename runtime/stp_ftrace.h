@@ -442,6 +442,8 @@ static int stp_ftrace_register(struct stp_probe *probes, unsigned int n)
 						sizeof(*stp_ftrace_gone),
 						GFP_KERNEL));
 	if (!stp_ftrace_gone) {
+		stp_err("cannot allocate the ftrace table of %u entry probes\n",
+			stp_ftrace_nsites);
 		ftrace_free_filter(&stp_ftrace_ops);
 		rc = -ENOMEM;
 		goto err;

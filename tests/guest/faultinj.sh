@@ -192,8 +192,8 @@ SITES = [
 ] + [(what, 1, NOMEM, [F + r"cannot allocate array '%s' \(2048 entries of 40 bytes\)" % a])
      for a in ("percpu", "zero", "counted")
      for what in ("array entries", "array hash heads", "array order")] + [
-    ("probe context", 1, NOMEM, [F + r"cannot allocate \d+ bytes of probe context for cpu0"]),
-    ("probe context", 1, NOMEM, [F + r"cannot allocate \d+ bytes of probe context for cpu1"]),
+    ("probe context", 1, NOMEM, [F + r"cannot allocate \d+ bytes of probe context for cpu%d" % c])
+    for c in (0, 1) for level in (0, 1)] + [     # one context per CPU and level (NMI)
     ("CPU identification table", 1, NOMEM, [F + r"cannot allocate the PMU state"]),
     ("per-CPU counter table", 1, NOMEM, [F + r"cannot allocate the PMU state"]),
 ] + [("counter", 1, NOMEM, [F + r"cpu%d: cannot create %s for row perf \(%s\): "
@@ -226,6 +226,7 @@ SITES = [
     ("ftrace filter", 1, "loaded 1/1/1", []),
     ("ftrace filter", 1, "loaded 1/1/1", []),
     ("ftrace filter", 1, "loaded 0/2/1", []),
+    ("ftrace module table", 1, NOMEM, [F + r"cannot allocate the ftrace table of 1 entry probes"]),
     ("ftrace_ops", 1, "loaded 0/2/1", []),
 ]) + [
     ("kprobe batch", 1, "loaded 0/2/1" if arm else "loaded 1/1/1", []),

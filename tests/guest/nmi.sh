@@ -16,7 +16,7 @@
 #    NMI interrupted a body on its CPU) are more than 0, at most in_probe,
 #    and exactly the records the loader (-v) reports through the nested
 #    (NMI) rings;
-#  - the array-updating NMI probe (global lock tried once) and the one
+#  - the array-updating NMI probe (the array's lock tried once) and the one
 #    adding to a scalar statistic (per-CPU: never run over a body of its
 #    CPU): the latter counted exactly the NMIs not over a body, and both
 #    counts + hits skipped (the loader's warning) == 2 * NMIs handled, the

@@ -5,7 +5,7 @@
 # patches as the stock linux-image-6.1.0-*-amd64 the guest suite boots), from
 # /usr/src when the package is installed (install-deps.sh --debug-kernel), else
 # fetched with `apt-get download` and unpacked with `dpkg -x` (no root needed).
-# Config: `make defconfig`, then scripts/debug-kernel/x86_64.config merged over
+# Config: `make tinyconfig`, then scripts/debug-kernel/x86_64.config merged over
 # it (lockdep, KASAN, atomic-sleep checks, kmemleak, fault injection, ...), then
 # olddefconfig; every option the fragment sets is checked to have survived.
 #
@@ -29,7 +29,7 @@ pkg=linux-source-$line
 cache=${STAP_PMU_KERNEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/stap-pmu/kernels}
 jobs=${STAP_PMU_JOBS:-2}
 # bump when the steps below change what they produce
-recipe=1
+recipe=2
 
 say() { echo "debug-kernel: $*" >&2; }
 die() { say "error: $*"; exit 1; }
@@ -102,8 +102,8 @@ fi
 # ---- config ----
 cd "$dir/build"
 if [ ! -f .stap-pmu-configured ]; then
-	say "configuring: defconfig + $(basename "$frag")"
-	make -s defconfig >/dev/null
+	say "configuring: tinyconfig + $(basename "$frag")"
+	make -s tinyconfig >/dev/null
 	./scripts/kconfig/merge_config.sh -m .config "$frag" >"$dir/config.log" 2>&1
 	make -s olddefconfig >>"$dir/config.log" 2>&1
 	# every option of the fragment must have survived olddefconfig
@@ -144,7 +144,7 @@ if [ "$rc" != 0 ]; then
 fi
 rel=$(make -s kernelrelease)
 rm -rf "$dir/lib"
-make -s INSTALL_MOD_PATH="$dir" modules_install >>"$dir/build.log" 2>&1
+make -s INSTALL_MOD_PATH="$dir" INSTALL_MOD_STRIP=1 modules_install >>"$dir/build.log" 2>&1
 # modules_install links build/source at the tree; keep them pointing into the cache
 ln -sfn "$dir/build" "$dir/lib/modules/$rel/build"
 rm -f "$dir/lib/modules/$rel/source"

@@ -114,6 +114,19 @@ Result<GuestKernel> find_foreign_kernel(const std::string &debian_arch,
 					const std::string &release = "",
 					const std::string &sysroot = "");
 
+// Kernels built by scripts/debug-kernel.sh (the debugging guest kernel), one
+// entry a configuration: <built_kernels_root()>/<source version>-<config hash>/
+// with a `complete` stamp, `release` (uname -r), build/ (the built kbuild tree),
+// vmlinux, bzImage and lib/modules/<release>/. find_build_tree and
+// find_guest_kernel take their release like an installed one's ("-r
+// 6.1.192-debug-amd64") when /lib/modules, /usr/src and /boot have none.
+// Root: $STAP_PMU_KERNEL_CACHE (absolute), else cache_dir()/kernels.
+std::string built_kernels_root();
+// The complete entry that built `release` (the newest, when several); "" if none.
+std::string built_kernel_dir(const std::string &release);
+// A release's modules: /lib/modules/<release>, or a built kernel's copy of it.
+std::string modules_dir(const std::string &release);
+
 // "arm64" for arm64/aarch64, "amd64" for amd64/x86_64/x86; "" otherwise.
 std::string normalize_arch(const std::string &arch);
 

@@ -98,8 +98,10 @@ test_kernel() {
 	re="^${line//./\\.}\.[0-9][0-9.]*(-[0-9]+)?(\+[a-z0-9]+)?-$flavour\$"
 	r=$(installed_kernels "$arch" | grep -E -- "$re" | sort -V | tail -n 1)
 	if [[ -z $r ]]; then
+		local how=scripts/install-deps.sh
+		[[ $variant == debug ]] && how=scripts/debug-kernel.sh
 		echo "kernel.sh: no $line kernel of the $flavour flavour installed (wanted by '$1');" \
-			"run scripts/install-deps.sh" >&2
+			"run $how" >&2
 		return 1
 	fi
 	echo "$r"

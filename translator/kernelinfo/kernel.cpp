@@ -639,8 +639,9 @@ void add_vmlinux(GuestKernel &k, bool verbose)
 
 namespace {
 
-// A kernel built by scripts/debug-kernel.sh: its own uncompressed vmlinux
-// (PVH entry) boots; nothing is extracted.
+// A kernel built by scripts/debug-kernel.sh: its bzImage boots (QEMU exits at
+// once on the PVH entry of the KASAN vmlinux); its vmlinux, nothing extracted,
+// gives BTF and symbols.
 Result<GuestKernel> built_guest_kernel(const std::string &dir)
 {
 	Result<BuildTree> t = find_build_tree(dir + "/build");
@@ -651,6 +652,7 @@ Result<GuestKernel> built_guest_kernel(const std::string &dir)
 	k.build_dir = t->dir;
 	k.arch = t->arch;
 	k.vmlinuz = dir + "/bzImage";
+	k.boot = k.vmlinuz;
 	if (is_complete_elf(dir + "/vmlinux"))
 		k.vmlinux = dir + "/vmlinux";
 	if (access(k.boot_image().c_str(), R_OK) != 0)

@@ -89,7 +89,11 @@ struct GuestKernel {
 	std::string build_dir; // matching kbuild tree
 	std::string arch;      // kbuild ARCH of the tree
 	std::string busybox;   // static busybox for the guest ("" : the host's /bin/busybox)
-	const std::string &boot_image() const { return vmlinux.empty() ? vmlinuz : vmlinux; }
+	std::string boot;      // what QEMU boots when not the default below (built kernels)
+	const std::string &boot_image() const
+	{
+		return !boot.empty() ? boot : vmlinux.empty() ? vmlinuz : vmlinux;
+	}
 };
 
 // The default /boot/vmlinuz-* (rules 2 and 3 above over the kernels that have

@@ -395,6 +395,7 @@ TEST(VmConsole, KmemleakScanOnlyWhereTheKernelHasIt)
 	EXPECT_EQ(k, "if [ -w /sys/kernel/debug/kmemleak ]; then\n"
 		     "\tsleep 6\n"
 		     "\techo scan > /sys/kernel/debug/kmemleak\n"
+		     "\techo scan > /sys/kernel/debug/kmemleak\n"
 		     "\tcat /sys/kernel/debug/kmemleak\n"
 		     "fi\n");
 	std::string e = vm::init_exit_lines();

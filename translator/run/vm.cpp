@@ -59,14 +59,17 @@ std::string init_setup_lines(const VmOptions &o)
 	return s;
 }
 
-// On a kernel with kmemleak (the debugging kernel): a scan once the module is
-// gone, its objects older than kmemleak's minimum age (5 s), then the
-// unreferenced objects on the console, where kernel_problems finds them.
+// On a kernel with kmemleak (the debugging kernel): two scans once the module
+// is gone and its objects are older than kmemleak's minimum age (5 s; an object
+// is reported only when its checksum did not change since the previous scan,
+// so one scan reports nothing new), then the unreferenced objects on the
+// console, where kernel_problems finds them.
 std::string kmemleak_lines()
 {
 	const char *k = "/sys/kernel/debug/kmemleak";
 	return std::string("if [ -w ") + k + " ]; then\n"
 	       "\tsleep 6\n"
+	       "\techo scan > " + k + "\n"
 	       "\techo scan > " + k + "\n"
 	       "\tcat " + k + "\n"
 	       "fi\n";

@@ -23,6 +23,11 @@
 # --bench: also what bench/run.sh compares stap-pmu with and reads its logs
 # with: SystemTap 4.8 (systemtap), bpftrace 0.17 (bpftrace) and jq. Not needed
 # to build or test stap-pmu.
+#
+# --debug-kernel: also what scripts/debug-kernel.sh builds the debugging guest
+# kernel from and with: Debian's linux-source-6.1 (the stock 6.1 kernel's
+# source, ~140 MB), flex, bison, bc and pahole (dwarves, for BTF). Without
+# it, debug-kernel.sh downloads the source package itself.
 set -eu
 
 PKGS="build-essential cmake pkg-config libpfm4-dev libdw-dev libelf-dev libbpf-dev libzstd-dev
@@ -31,12 +36,15 @@ linux-image-amd64 linux-headers-amd64 qemu-system-x86 busybox-static
 cpio kmod xz-utils gzip file openssl clang-14 libclang-rt-14-dev python3 systemtap-sdt-dev
 gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm"
 BENCH_PKGS="systemtap bpftrace jq"
+DEBUG_KERNEL_PKGS="linux-source-6.1 flex bison bc dwarves"
 
 for arg in "$@"; do
 	case $arg in
 	--bench) PKGS="$PKGS $BENCH_PKGS" ;;
+	--debug-kernel) PKGS="$PKGS $DEBUG_KERNEL_PKGS" ;;
 	*)
-		echo "install-deps: unknown argument '$arg' (usage: install-deps.sh [--bench])" >&2
+		echo "install-deps: unknown argument '$arg'" \
+			"(usage: install-deps.sh [--bench] [--debug-kernel])" >&2
 		exit 2
 		;;
 	esac

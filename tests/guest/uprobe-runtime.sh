@@ -31,6 +31,8 @@ fi
 release=$(test_kernel "$kernel_spec" "$karch") || { echo "FAIL: no kernel"; exit 1; }
 echo "kernel: $release"
 tree=/usr/src/linux-headers-$release
+# a kernel built by scripts/debug-kernel.sh: its module tree in its cache entry
+[[ -d $tree || $karch == arm64 ]] || tree=$(kernel_modules_dir "$release")/build
 if [[ $karch == arm64 ]]; then
 	for root in ${STAP_PMU_ARM64_ROOT:+"$STAP_PMU_ARM64_ROOT"} /var/cache/stap-pmu/arm64 \
 		"${XDG_CACHE_HOME:-$HOME/.cache}/stap-pmu/arm64"; do

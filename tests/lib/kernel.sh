@@ -17,8 +17,34 @@
 #                    the stock arm64 kernel of that line (install-deps.sh
 #                    unpacks no other arm64 flavour).
 # Installed means: amd64, /boot/vmlinuz-R with /usr/src/linux-headers-R or
-# /lib/modules/R/build; arm64, R/.complete in $STAP_PMU_ARM64_ROOT,
+# /lib/modules/R/build, or a kernel built by scripts/debug-kernel.sh (release
+# 6.1.N-debug-amd64: the "6.1-debug" spec) in $STAP_PMU_KERNEL_CACHE or
+# ~/.cache/stap-pmu/kernels; arm64, R/.complete in $STAP_PMU_ARM64_ROOT,
 # /var/cache/stap-pmu/arm64 or ~/.cache/stap-pmu/arm64 (scripts/install-deps.sh).
+#
+#   kernel_modules_dir R      prints /lib/modules/R, or a built kernel's copy of it
+#                             (run: `tests/lib/kernel.sh --modules-dir R`).
+
+# The entries of scripts/debug-kernel.sh's cache that are complete.
+built_kernel_dirs() {
+	local f
+	for f in "${STAP_PMU_KERNEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/stap-pmu/kernels}"/*/complete; do
+		[[ -f $f && -f ${f%/complete}/release ]] && echo "${f%/complete}"
+	done
+}
+
+kernel_modules_dir() {
+	local d
+	if [[ ! -d /lib/modules/$1 ]]; then
+		for d in $(built_kernel_dirs); do
+			if [[ $(cat "$d/release") == "$1" ]]; then
+				echo "$d/lib/modules/$1"
+				return
+			fi
+		done
+	fi
+	echo "/lib/modules/$1"
+}
 
 # Every installed release for an architecture, one a line.
 installed_kernels() {
@@ -35,6 +61,9 @@ installed_kernels() {
 	for f in /boot/vmlinuz-*; do
 		r=${f#/boot/vmlinuz-}
 		[[ -f $f && ( -d /usr/src/linux-headers-$r || -d /lib/modules/$r/build ) ]] && echo "$r"
+	done
+	for d in $(built_kernel_dirs); do
+		cat "$d/release"
 	done
 }
 
@@ -69,8 +98,10 @@ test_kernel() {
 	re="^${line//./\\.}\.[0-9][0-9.]*(-[0-9]+)?(\+[a-z0-9]+)?-$flavour\$"
 	r=$(installed_kernels "$arch" | grep -E -- "$re" | sort -V | tail -n 1)
 	if [[ -z $r ]]; then
+		local how=scripts/install-deps.sh
+		[[ $variant == debug ]] && how=scripts/debug-kernel.sh
 		echo "kernel.sh: no $line kernel of the $flavour flavour installed (wanted by '$1');" \
-			"run scripts/install-deps.sh" >&2
+			"run $how" >&2
 		return 1
 	fi
 	echo "$r"
@@ -93,5 +124,9 @@ args_arch() {
 }
 
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
-	test_kernel "$@"
+	if [[ ${1:-} == --modules-dir ]]; then
+		kernel_modules_dir "$2"
+	else
+		test_kernel "$@"
+	fi
 fi

@@ -1,6 +1,7 @@
 #!/bin/bash
 # build.sh SRC_DIR OUT_DIR [RELEASE] - builds stp_testmod.ko (with DWARF) for
-# the newest installed kernel with headers (or RELEASE) in OUT_DIR.
+# the newest installed kernel with headers (or RELEASE, also a kernel built by
+# scripts/debug-kernel.sh) in OUT_DIR.
 set -eu
 src=$1 out=$2 rel=${3:-}
 if [[ -z $rel ]]; then
@@ -8,6 +9,8 @@ if [[ -z $rel ]]; then
 	      sort -V | tail -1)
 fi
 tree=/usr/src/linux-headers-$rel
+# a kernel built by scripts/debug-kernel.sh: its module tree in its cache entry
+[[ -d $tree ]] || tree=$("$(dirname "$0")/../lib/kernel.sh" --modules-dir "$rel")/build
 [[ -d $tree ]] || { echo "build.sh: no kernel headers for '$rel' (install linux-headers-amd64)" >&2; exit 1; }
 mkdir -p "$out"
 cp "$src/stp_testmod.c" "$src/Kbuild" "$out/"

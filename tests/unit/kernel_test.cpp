@@ -216,6 +216,48 @@ TEST(KernelDefault, ForeignKernelFollowsTheHostLine)
 	fs::remove_all(arm);
 }
 
+// A kernel built by scripts/debug-kernel.sh: an entry of $STAP_PMU_KERNEL_CACHE
+// selected by its release, like an installed one; an incomplete entry is not.
+TEST(KernelBuilt, ReleaseFromTheCache)
+{
+	std::string cache = temp_dir(), rel = "6.1.192-debug-amd64";
+	const char *old = getenv("STAP_PMU_KERNEL_CACHE");
+	std::string saved = old ? old : "";
+	setenv("STAP_PMU_KERNEL_CACHE", cache.c_str(), 1);
+	std::string e = cache + "/6.1.192-3-0123456789ab", half = cache + "/6.1.192-3-ba9876543210";
+	for (const std::string &d : {e, half}) {
+		write(d + "/release", rel + "\n");
+		write(d + "/build/Makefile", "include /dev/null\n");
+		write(d + "/build/include/generated/autoconf.h", "#define CONFIG_X86_64 1\n");
+		write(d + "/build/include/generated/utsrelease.h",
+		      "#define UTS_RELEASE \"" + rel + "\"\n");
+		write(d + "/bzImage", "bzImage");
+	}
+	EXPECT_EQ(kernel::built_kernels_root(), cache);
+	EXPECT_EQ(kernel::built_kernel_dir(rel), "");
+	write(e + "/complete", "");
+	EXPECT_EQ(kernel::built_kernel_dir(rel), e);
+	EXPECT_EQ(kernel::built_kernel_dir("6.1.192-debug"), "");
+	EXPECT_EQ(kernel::modules_dir(rel), e + "/lib/modules/" + rel);
+	auto t = kernel::find_build_tree(rel);
+	ASSERT_TRUE(t) << t.error().what;
+	EXPECT_EQ(t->dir, fs::canonical(e + "/build").string());
+	EXPECT_EQ(t->release, rel);
+	auto k = kernel::find_guest_kernel(rel, true, false);
+	ASSERT_TRUE(k) << k.error().what;
+	EXPECT_EQ(k->release, rel);
+	EXPECT_EQ(k->vmlinuz, e + "/bzImage");
+	EXPECT_EQ(k->vmlinux, ""); // no ELF vmlinux: the bzImage boots
+	EXPECT_EQ(k->boot_image(), e + "/bzImage");
+	EXPECT_EQ(k->build_dir, t->dir);
+	EXPECT_FALSE(kernel::find_guest_kernel("6.1.192-other-amd64", true, false));
+	if (old)
+		setenv("STAP_PMU_KERNEL_CACHE", saved.c_str(), 1);
+	else
+		unsetenv("STAP_PMU_KERNEL_CACHE");
+	fs::remove_all(cache);
+}
+
 // A tiny ELF compressed into one zstd frame inside bzImage-like bytes (setup
 // code before, the 4-byte size trailer after, as in a CONFIG_KERNEL_ZSTD image).
 TEST(KernelVmlinux, ZstdFrame)

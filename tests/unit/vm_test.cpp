@@ -361,6 +361,51 @@ TEST(VmConsole, KernelProblems)
 	EXPECT_EQ(vm::kernel_problems("[ 9.0] kernel BUG at mm/slub.c:12!\n").size(), 1u);
 }
 
+// The debugging kernel's reports (scripts/debug-kernel.sh), as 6.1 prints them.
+TEST(VmConsole, DebugKernelReports)
+{
+	std::string con =
+		"[   10.1] WARNING: possible circular locking dependency detected\n"
+		"[   10.2] BUG: KASAN: slab-out-of-bounds in _stp_map_set+0x1c/0x90 [stap_pmu_1]\n"
+		"[   10.3] BUG: sleeping function called from invalid context at mm/slub.c:3278\n"
+		"[   10.4] INFO: task insmod:120 blocked for more than 61 seconds.\n"
+		"[   10.5] list_add corruption. prev->next should be next (ffff888003a1c0d0), but was 0000000000000000. (prev=ffff888003a1c0d0).\n"
+		"[   10.6] ODEBUG: free active (active state 0) object type: hrtimer hint: _stp_timer_fn+0x0/0x40\n"
+		"[   10.7] INFO: trying to register non-static key.\n"
+		"[   10.8] kmemleak: 2 new suspected memory leaks (see /sys/kernel/debug/kmemleak)\n"
+		"unreferenced object 0xffff888004d2e400 (size 64):\n"
+		"  comm \"insmod\", pid 120, jiffies 4294893410 (age 9.220s)\n"
+		"[   10.9] kmemleak: Kernel memory leak detector initialized (mem pool available: 15732)\n"
+		"[   11.0] INFO: lockdep is turned off.\n";
+	auto p = vm::kernel_problems(con);
+	ASSERT_EQ(p.size(), 9u);
+	EXPECT_EQ(p[3], "INFO: task insmod:120 blocked for more than 61 seconds.");
+	EXPECT_EQ(p[4].rfind("list_add corruption.", 0), 0u);
+	EXPECT_EQ(p[5].rfind("ODEBUG: free active", 0), 0u);
+	EXPECT_EQ(p[6], "INFO: trying to register non-static key.");
+	EXPECT_EQ(p[7], "kmemleak: 2 new suspected memory leaks (see /sys/kernel/debug/kmemleak)");
+	EXPECT_EQ(p[8], "unreferenced object 0xffff888004d2e400 (size 64):");
+	EXPECT_EQ(vm::kernel_problems("[ 1.0] list_del corruption, ffff8880 -> next is NULL\n").size(), 1u);
+	EXPECT_EQ(vm::kernel_problems("[ 1.0] kmemleak: 1 new suspected memory leak (see x)\n").size(), 1u);
+}
+
+TEST(VmConsole, KmemleakScanOnlyWhereTheKernelHasIt)
+{
+	std::string k = vm::kmemleak_lines();
+	EXPECT_EQ(k, "if [ -w /sys/kernel/debug/kmemleak ]; then\n"
+		     "\tsleep 6\n"
+		     "\techo scan > /sys/kernel/debug/kmemleak\n"
+		     "\techo scan > /sys/kernel/debug/kmemleak\n"
+		     "\tcat /sys/kernel/debug/kmemleak\n"
+		     "fi\n");
+	std::string e = vm::init_exit_lines();
+	size_t scan = e.find(k), log = e.find("dmesg");
+	ASSERT_NE(scan, std::string::npos);
+	EXPECT_LT(scan, log); // the scan's kernel message is in the dmesg copy
+	EXPECT_LT(e.find(vm::kExitMarker), scan);
+	EXPECT_LT(log, e.find("poweroff -f\n"));
+}
+
 TEST(VmConsole, MitigationNoticesAreNotProblems)
 {
 	// Printed at boot with -cpu Skylake-Client / EPYC.

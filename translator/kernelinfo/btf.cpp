@@ -440,7 +440,7 @@ std::string find_module(const Options &o, const std::string &name, std::string *
 		if (is_ko_of(f, name))
 			return f;
 	std::vector<std::string> dirs = o.module_dirs;
-	dirs.push_back("/lib/modules/" + o.release);
+	dirs.push_back(kernel::modules_dir(o.release));
 	if (looked_in) {
 		looked_in->clear();
 		for (size_t i = 0; i < dirs.size(); i++)

@@ -4,6 +4,7 @@
 #include "translator/dwarfloc/source.h"
 #include "translator/dwarfloc/types.h"
 #include "translator/dwarfloc/variable.h"
+#include "translator/kernelinfo/kernel.h"
 #include "translator/support/suggest.h"
 
 #include <dwarf.h>
@@ -170,7 +171,7 @@ Result<std::string> dwarf_file_of(State &st, const Options &c, const std::string
 		if (is_ko_of(f, module))
 			return f;
 	std::vector<std::string> dirs = c.module_dirs;
-	dirs.push_back("/lib/modules/" + c.release);
+	dirs.push_back(kernel::modules_dir(c.release));
 	for (const std::string &d : dirs) {
 		std::string p = find_in_dir(st, d, module);
 		if (!p.empty())

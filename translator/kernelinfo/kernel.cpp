@@ -321,6 +321,8 @@ Result<BuildTree> find_build_tree(const std::string &release_or_dir, const std::
 		for (const std::string &d : {mod, src})
 			if (looks_like_tree(d))
 				return make_tree(d);
+		if (std::string b = built_kernel_dir(arg); !b.empty() && looks_like_tree(b + "/build"))
+			return make_tree(b + "/build");
 		return fail("no kernel build tree for " + arg + " (looked in " + mod + " and " + src +
 			    "); install linux-headers-" + arg);
 	}
@@ -339,6 +341,47 @@ std::string cache_dir()
 	if (h && *h)
 		return std::string(h) + "/.cache/stap-pmu";
 	return "/tmp/stap-pmu-cache-" + std::to_string(getuid());
+}
+
+std::string built_kernels_root()
+{
+	const char *e = getenv("STAP_PMU_KERNEL_CACHE");
+	if (e && *e == '/')
+		return e;
+	return cache_dir() + "/kernels";
+}
+
+std::string built_kernel_dir(const std::string &release)
+{
+	if (release.empty() || release.find('/') != std::string::npos)
+		return "";
+	std::vector<std::string> found;
+	std::error_code ec;
+	for (const auto &e : fs::directory_iterator(built_kernels_root(), ec)) {
+		std::string d = e.path().string();
+		if (!is_file(d + "/complete"))
+			continue;
+		std::optional<std::string> r = sys::read_file(d + "/release", 256);
+		if (r && text::trim(*r) == release)
+			found.push_back(d);
+	}
+	// the same release from several configurations: the newest build
+	std::sort(found.begin(), found.end(), [](const std::string &a, const std::string &b) {
+		struct stat sa, sb;
+		stat((a + "/complete").c_str(), &sa);
+		stat((b + "/complete").c_str(), &sb);
+		return sa.st_mtime != sb.st_mtime ? sa.st_mtime < sb.st_mtime : a < b;
+	});
+	return found.empty() ? "" : found.back();
+}
+
+std::string modules_dir(const std::string &release)
+{
+	std::string d = "/lib/modules/" + release;
+	if (is_dir(d))
+		return d;
+	std::string b = built_kernel_dir(release);
+	return b.empty() ? d : b + "/lib/modules/" + release;
 }
 
 std::string normalize_arch(const std::string &arch)
@@ -594,9 +637,38 @@ void add_vmlinux(GuestKernel &k, bool verbose)
 
 } // namespace
 
+namespace {
+
+// A kernel built by scripts/debug-kernel.sh: its bzImage boots (QEMU exits at
+// once on the PVH entry of the KASAN vmlinux); its vmlinux, nothing extracted,
+// gives BTF and symbols.
+Result<GuestKernel> built_guest_kernel(const std::string &dir)
+{
+	Result<BuildTree> t = find_build_tree(dir + "/build");
+	if (!t)
+		return t.error();
+	GuestKernel k;
+	k.release = t->release;
+	k.build_dir = t->dir;
+	k.arch = t->arch;
+	k.vmlinuz = dir + "/bzImage";
+	k.boot = k.vmlinuz;
+	if (is_complete_elf(dir + "/vmlinux"))
+		k.vmlinux = dir + "/vmlinux";
+	if (access(k.boot_image().c_str(), R_OK) != 0)
+		return fail("cannot read " + k.boot_image() + ": " + strerror(errno) +
+			    "; run scripts/debug-kernel.sh again");
+	return k;
+}
+
+} // namespace
+
 Result<GuestKernel> find_guest_kernel(const std::string &release, bool extract, bool verbose,
 				      const std::string &root)
 {
+	if (!release.empty() && root.empty() && !is_file("/boot/vmlinuz-" + release))
+		if (std::string b = built_kernel_dir(release); !b.empty())
+			return built_guest_kernel(b);
 	Result<std::vector<std::string>> releases = guest_releases(release, root);
 	if (!releases)
 		return releases.error();

@@ -89,7 +89,11 @@ struct GuestKernel {
 	std::string build_dir; // matching kbuild tree
 	std::string arch;      // kbuild ARCH of the tree
 	std::string busybox;   // static busybox for the guest ("" : the host's /bin/busybox)
-	const std::string &boot_image() const { return vmlinux.empty() ? vmlinuz : vmlinux; }
+	std::string boot;      // what QEMU boots when not the default below (built kernels)
+	const std::string &boot_image() const
+	{
+		return !boot.empty() ? boot : vmlinux.empty() ? vmlinuz : vmlinux;
+	}
 };
 
 // The default /boot/vmlinuz-* (rules 2 and 3 above over the kernels that have
@@ -113,6 +117,19 @@ std::vector<std::string> foreign_kernel_roots(const std::string &debian_arch);
 Result<GuestKernel> find_foreign_kernel(const std::string &debian_arch,
 					const std::string &release = "",
 					const std::string &sysroot = "");
+
+// Kernels built by scripts/debug-kernel.sh (the debugging guest kernel), one
+// entry a configuration: <built_kernels_root()>/<source version>-<config hash>/
+// with a `complete` stamp, `release` (uname -r), build/ (the built kbuild tree),
+// vmlinux, bzImage and lib/modules/<release>/. find_build_tree and
+// find_guest_kernel take their release like an installed one's ("-r
+// 6.1.192-debug-amd64") when /lib/modules, /usr/src and /boot have none.
+// Root: $STAP_PMU_KERNEL_CACHE (absolute), else cache_dir()/kernels.
+std::string built_kernels_root();
+// The complete entry that built `release` (the newest, when several); "" if none.
+std::string built_kernel_dir(const std::string &release);
+// A release's modules: /lib/modules/<release>, or a built kernel's copy of it.
+std::string modules_dir(const std::string &release);
 
 // "arm64" for arm64/aarch64, "amd64" for amd64/x86_64/x86; "" otherwise.
 std::string normalize_arch(const std::string &arch);

@@ -59,9 +59,25 @@ std::string init_setup_lines(const VmOptions &o)
 	return s;
 }
 
+// On a kernel with kmemleak (the debugging kernel): two scans once the module
+// is gone and its objects are older than kmemleak's minimum age (5 s; an object
+// is reported only when its checksum did not change since the previous scan,
+// so one scan reports nothing new), then the unreferenced objects on the
+// console, where kernel_problems finds them.
+std::string kmemleak_lines()
+{
+	const char *k = "/sys/kernel/debug/kmemleak";
+	return std::string("if [ -w ") + k + " ]; then\n"
+	       "\tsleep 6\n"
+	       "\techo scan > " + k + "\n"
+	       "\techo scan > " + k + "\n"
+	       "\tcat " + k + "\n"
+	       "fi\n";
+}
+
 std::string init_exit_lines()
 {
-	return std::string("echo \"") + kExitMarker + "$rc\"\n" +
+	return std::string("echo \"") + kExitMarker + "$rc\"\n" + kmemleak_lines() +
 	       "echo \"stap-pmu guest: kernel log follows\"\n"
 	       "dmesg\n"
 	       "poweroff -f\n";
@@ -269,9 +285,17 @@ std::vector<std::string> kernel_problems(std::string_view console, double since_
 	// Splat headers start the message; mitigation notices such as
 	// "RETBleed: WARNING: ..." (named -cpu models) do not, and are not problems.
 	static const char *const at_start[] = {"WARNING:", "BUG:", "Oops"};
+	// The debugging kernel's reports (scripts/debug-kernel.sh) mostly start
+	// with WARNING: or BUG: too (lockdep, KASAN, might_sleep); these do not:
+	// kmemleak's scan result and its per-object lines (init_exit_lines prints
+	// them), the hung-task detector, DEBUG_LIST and DEBUG_OBJECTS messages
+	// (printed before their WARNING), lockdep on an unregistered lock key.
 	static const char *const anywhere[] = {"sleeping function called from invalid context",
 					       "soft lockup", "hard LOCKUP", "Kernel panic",
-					       "kernel BUG at"};
+					       "kernel BUG at", "new suspected memory leak",
+					       "unreferenced object 0x", "blocked for more than",
+					       "list_add corruption", "list_del corruption",
+					       "ODEBUG: ", "trying to register non-static key"};
 	std::vector<std::string> out;
 	std::set<std::string> seen;
 	while (!console.empty()) {

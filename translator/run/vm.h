@@ -114,9 +114,13 @@ std::string init_script(const VmOptions &opts);          // the generated /init
 std::string at_boot_init_script(const VmOptions &opts);  // /init of --vm-at-boot (vm_boot.cpp)
 // The /init lines both scripts share: busybox, mounts, the serial ports opened
 // once on fds 3 (out), 4 (err), 5 (control), the window marker and the start
-// time before the work; exit marker, kernel log and power-off after it.
+// time before the work; exit marker, a kmemleak scan where the kernel has
+// kmemleak, kernel log and power-off after it.
 std::string init_setup_lines(const VmOptions &opts);
 std::string init_exit_lines();
+// Shell lines: where /sys/kernel/debug/kmemleak exists, wait past its minimum
+// object age, scan, and print the suspected leaks on the console.
+std::string kmemleak_lines();
 // The --vm-after command's line ("" : none), after the module is gone.
 std::string after_lines(const VmOptions &opts);
 std::string during_lines(const VmOptions &opts);  // --vm-during's background command
@@ -140,9 +144,13 @@ std::vector<std::string> qemu_argv(const VmOptions &opts, const std::string &ini
 				   const std::string &dir); // dir holds the serial files
 std::optional<int> parse_exit_marker(std::string_view console);
 // Lines of the console log that report kernel problems (deduplicated, \r and
-// "[ time]" prefixes removed): messages starting with WARNING:, BUG: or Oops, and
-// any with "sleeping function called from invalid context", "soft lockup",
-// "hard LOCKUP", "Kernel panic", "kernel BUG at". Lines time-stamped before
+// "[ time]" prefixes removed): messages starting with WARNING:, BUG: or Oops
+// (lockdep, KASAN, might_sleep and most others), and any with "sleeping function
+// called from invalid context", "soft lockup", "hard LOCKUP", "Kernel panic",
+// "kernel BUG at", kmemleak's "new suspected memory leak(s)" and "unreferenced
+// object 0x", the hung-task "blocked for more than", "list_add corruption",
+// "list_del corruption", "ODEBUG: ", "trying to register non-static key"
+// (on any kernel; the debugging one prints them). Lines time-stamped before
 // since_s (guest uptime) are ignored. Mitigation notices such as
 // "RETBleed: WARNING: ..." are not problems.
 std::vector<std::string> kernel_problems(std::string_view console, double since_s = 0);

@@ -1,0 +1,157 @@
+#!/bin/sh
+# debug-kernel.sh - build the debugging guest kernel (issue 18) once, into a cache.
+#
+# Source: Debian's own linux-source-6.1 (the same upstream release and Debian
+# patches as the stock linux-image-6.1.0-*-amd64 the guest suite boots), from
+# /usr/src when the package is installed (install-deps.sh --debug-kernel), else
+# fetched with `apt-get download` and unpacked with `dpkg -x` (no root needed).
+# Config: `make tinyconfig`, then scripts/debug-kernel/x86_64.config merged over
+# it (lockdep, KASAN, atomic-sleep checks, kmemleak, fault injection, ...), then
+# olddefconfig; every option the fragment sets is checked to have survived.
+#
+# Cache: $STAP_PMU_KERNEL_CACHE (default ~/.cache/stap-pmu/kernels)/
+#   <source version>-<hash of fragment, recipe and compiler>/
+#     build/         the built tree: `-r <this dir>/build` builds modules for it
+#     bzImage, vmlinux, System.map   links into build/
+#     lib/modules/<release>/          `make modules_install` (brd.ko, ...)
+#     release        the kernel's release string (uname -r)
+#     build.log      the full make output
+# A second run finds the complete entry and only prints its path.
+#
+# Usage: debug-kernel.sh [--print-dir]  (prints the entry's directory, builds nothing)
+# Environment: STAP_PMU_JOBS (default 2) parallel jobs for make.
+set -eu
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+frag=$root/scripts/debug-kernel/x86_64.config
+line=6.1
+pkg=linux-source-$line
+cache=${STAP_PMU_KERNEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/stap-pmu/kernels}
+jobs=${STAP_PMU_JOBS:-2}
+# bump when the steps below change what they produce
+recipe=2
+
+say() { echo "debug-kernel: $*" >&2; }
+die() { say "error: $*"; exit 1; }
+
+print_only=0
+for arg in "$@"; do
+	case $arg in
+	--print-dir) print_only=1 ;;
+	*) die "unknown argument '$arg' (usage: debug-kernel.sh [--print-dir])" ;;
+	esac
+done
+
+[ -f "$frag" ] || die "no config fragment $frag"
+
+# the source package's version: the installed one, else the candidate apt knows
+ver=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || true)
+installed=1
+if [ -z "$ver" ]; then
+	installed=0
+	ver=$(apt-cache policy "$pkg" 2>/dev/null | sed -n 's/^ *Candidate: *//p')
+	[ -n "$ver" ] && [ "$ver" != "(none)" ] ||
+		die "apt knows no $pkg (run apt-get update, or install-deps.sh --debug-kernel)"
+fi
+
+hash=$( { echo "recipe $recipe"; gcc --version | head -n 1; cat "$frag"; } |
+	sha256sum | cut -c1-12)
+dir=$cache/$ver-$hash
+if [ "$print_only" = 1 ]; then
+	echo "$dir"
+	exit 0
+fi
+if [ -f "$dir/complete" ]; then
+	say "cache hit: $dir (release $(cat "$dir/release"))"
+	echo "$dir"
+	exit 0
+fi
+
+for tool in make gcc flex bison bc pahole dpkg-deb; do
+	command -v "$tool" >/dev/null 2>&1 ||
+		die "'$tool' is missing (install-deps.sh --debug-kernel installs it)"
+done
+
+mkdir -p "$dir"
+exec 9>"$dir/lock"
+flock -n 9 || { say "another build holds $dir/lock; waiting"; flock 9; }
+if [ -f "$dir/complete" ]; then
+	echo "$dir"
+	exit 0
+fi
+start=$(date +%s)
+
+# ---- source ----
+if [ ! -f "$dir/build/.stap-pmu-unpacked" ]; then
+	rm -rf "$dir/build" "$dir/src-tmp"
+	mkdir -p "$dir/src-tmp"
+	tarball=/usr/src/$pkg.tar.xz
+	if [ "$installed" = 0 ] || [ ! -f "$tarball" ]; then
+		say "downloading $pkg $ver"
+		(cd "$dir/src-tmp" && apt-get download -q "$pkg=$ver" >/dev/null)
+		dpkg -x "$dir/src-tmp"/"${pkg}"_*.deb "$dir/src-tmp/pkg"
+		tarball=$dir/src-tmp/pkg/usr/src/$pkg.tar.xz
+	fi
+	say "unpacking $tarball"
+	tar -xJf "$tarball" -C "$dir/src-tmp"
+	mv "$dir/src-tmp/$pkg" "$dir/build"
+	rm -rf "$dir/src-tmp"
+	touch "$dir/build/.stap-pmu-unpacked"
+fi
+
+# ---- config ----
+cd "$dir/build"
+if [ ! -f .stap-pmu-configured ]; then
+	say "configuring: tinyconfig + $(basename "$frag")"
+	make -s tinyconfig >/dev/null
+	./scripts/kconfig/merge_config.sh -m .config "$frag" >"$dir/config.log" 2>&1
+	make -s olddefconfig >>"$dir/config.log" 2>&1
+	# every option of the fragment must have survived olddefconfig
+	lost=""
+	while IFS= read -r l; do
+		case $l in
+		CONFIG_*=*) want=$l ;;
+		"# CONFIG_"*" is not set") want=$l ;;
+		*) continue ;;
+		esac
+		opt=$(printf '%s\n' "$want" | sed -E 's/^# (CONFIG_[A-Z0-9_]+) is not set$/\1/; s/=.*//')
+		got=$(grep -E "^$opt=|^# $opt is not set" .config || true)
+		case $want in
+		"# "*) [ -z "$got" ] || [ "$got" = "$want" ] || lost="$lost $want(got:$got)" ;;
+		*) [ "$got" = "$want" ] || lost="$lost $want(got:${got:-unset})" ;;
+		esac
+	done <"$frag"
+	[ -z "$lost" ] || die "options of the fragment lost in .config:$lost"
+	touch .stap-pmu-configured
+fi
+
+# ---- build, with a progress line a minute ----
+say "building bzImage and modules with -j$jobs (log: $dir/build.log); an hour or more on 2 cores"
+(
+	while sleep 60; do
+		n=$(grep -c '^  CC' "$dir/build.log" 2>/dev/null || true)
+		say "$(( ($(date +%s) - start) / 60 )) min: $n files compiled"
+	done
+) &
+progress=$!
+trap 'kill $progress 2>/dev/null' EXIT
+rc=0
+make -j"$jobs" bzImage modules >"$dir/build.log" 2>&1 || rc=$?
+kill $progress 2>/dev/null || true
+if [ "$rc" != 0 ]; then
+	tail -n 30 "$dir/build.log" >&2
+	die "make failed (exit $rc); full log: $dir/build.log"
+fi
+rel=$(make -s kernelrelease)
+rm -rf "$dir/lib"
+make -s INSTALL_MOD_PATH="$dir" INSTALL_MOD_STRIP=1 modules_install >>"$dir/build.log" 2>&1
+# modules_install links build/source at the tree; keep them pointing into the cache
+ln -sfn "$dir/build" "$dir/lib/modules/$rel/build"
+rm -f "$dir/lib/modules/$rel/source"
+ln -sfn build/arch/x86/boot/bzImage "$dir/bzImage"
+ln -sfn build/vmlinux "$dir/vmlinux"
+ln -sfn build/System.map "$dir/System.map"
+echo "$rel" >"$dir/release"
+touch "$dir/complete"
+say "built $rel in $(( ($(date +%s) - start) / 60 )) min: $dir"
+echo "$dir"

@@ -63,9 +63,10 @@ static noinline bool stp_lock_wait(raw_spinlock_t *l)
  * (stp_stat_add, or __this_cpu_add outside x86, are not single
  * instructions). Outside NMI bodies never nest.
  */
-static __always_inline bool stp_nmi_may_run(const struct stp_probe *p)
+static __always_inline bool stp_nmi_may_run(const struct stp_probe *p,
+					    int level)
 {
-	return !in_nmi() || !p->percpu ||
+	return !level || !p->percpu ||
 	       !atomic_read(&__this_cpu_read(stp_contexts[0])->busy);
 }
 
@@ -203,12 +204,15 @@ static __always_inline void stp_run_probe_with(const struct stp_probe *p,
 	unsigned long flags;
 	u64 start __maybe_unused = 0;
 	bool timed __maybe_unused;
+	int level;
 
 	local_irq_save(flags);
 	if (stp_state() != run_state)
 		goto out;
-	c = stp_this_context();
-	if (unlikely(atomic_inc_return(&c->busy) != 1 || !stp_nmi_may_run(p))) {
+	level = stp_ctx_level();	/* one preempt_count read */
+	c = __this_cpu_read(stp_contexts[level]);
+	if (unlikely(atomic_inc_return(&c->busy) != 1 ||
+		     !stp_nmi_may_run(p, level))) {
 		stp_count_skipped();
 		goto out_busy;
 	}
@@ -309,11 +313,14 @@ static bool stp_run_entry_fn(const struct stp_probe *p, struct pt_regs *regs,
 	struct stp_context *c;
 	unsigned long flags;
 	bool ran = false;
+	int level;
 
 	memset(vals, 0, p->nentry * sizeof(*vals));
 	local_irq_save(flags);
-	c = stp_this_context();
-	if (unlikely(atomic_inc_return(&c->busy) != 1 || !stp_nmi_may_run(p)))
+	level = stp_ctx_level();
+	c = __this_cpu_read(stp_contexts[level]);
+	if (unlikely(atomic_inc_return(&c->busy) != 1 ||
+		     !stp_nmi_may_run(p, level)))
 		goto out_busy;
 	if (unlikely(!stp_lock_probe(p)))
 		goto out_busy;

@@ -5,6 +5,13 @@
 
 namespace stap_pmu {
 
+std::string c_int64(int64_t v)
+{
+	if (v == INT64_MIN)
+		return "S64_MIN";
+	return std::to_string(v) + "LL";
+}
+
 std::string c_string(const std::string &s)
 {
 	std::string out = "\"";
@@ -51,6 +58,14 @@ std::string Emitter::run()
 	// only when some body may read them (runtime/stp_ftrace.h)
 	if (!in_.guru && !code_reads_regs(code.str()))
 		os_ << "#define STP_NO_ENTRY_REGS 1 /* no body reads the probed registers */\n\n";
+	// a sampled overload check costs more on one hit in STP_OVERLOAD_SAMPLE:
+	// between two counter reads that would change one delta in 8 (entry
+	// and return probes share the count), so scripts reading PMU counters
+	// time every hit and pay the same on each
+	if (!sema_.events.empty())
+		os_ << "#ifndef STP_OVERLOAD_SAMPLE\n"
+		    << "#define STP_OVERLOAD_SAMPLE 1 /* counters read: same cost on every hit */\n"
+		    << "#endif\n\n";
 	os_ << "#include \"stp_limits.h\"\n\n";
 	locals_union();
 	frames_union();

@@ -2,6 +2,7 @@
 // file following the contract in docs/runtime.md.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,5 +28,9 @@ std::string generate_c(const CodegenInput &in);
 
 // C string literal for s (escapes quotes, backslashes, controls, '?').
 std::string c_string(const std::string &s);
+
+// C literal for a 64-bit integer: "NLL", or "S64_MIN" for -2^63, whose
+// digits as a literal would be an unsigned constant negated.
+std::string c_int64(int64_t v);
 
 } // namespace stap_pmu

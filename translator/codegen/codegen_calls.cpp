@@ -117,9 +117,9 @@ std::string Emitter::local_hdesc(const Symbol &s)
 	if (s.hist == HistKind::Log)
 		d = "{ .kind = STP_HIST_LOG, .nb = " + std::to_string(hist_buckets(s)) + " }";
 	else if (s.hist == HistKind::Linear)
-		d = "{ .kind = STP_HIST_LINEAR, .lo = " + std::to_string(s.hist_lo) + "LL, .hi = " +
-		    std::to_string(s.hist_hi) + "LL, .step = " + std::to_string(s.hist_step) +
-		    "LL, .nb = " + std::to_string(hist_buckets(s)) + " }";
+		d = "{ .kind = STP_HIST_LINEAR, .lo = " + c_int64(s.hist_lo) + ", .hi = " +
+		    c_int64(s.hist_hi) + ", .step = " + c_int64(s.hist_step) +
+		    ", .nb = " + std::to_string(hist_buckets(s)) + " }";
 	return "({ static const struct stp_hdesc hd_ = " + d + "; &hd_; })";
 }
 

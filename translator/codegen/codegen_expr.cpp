@@ -55,9 +55,7 @@ std::string Emitter::expr(const Expr &e)
 {
 	switch (e.kind) {
 	case ExprKind::Number:
-		if (e.number == INT64_MIN)
-			return "S64_MIN";
-		return "((s64)" + std::to_string(e.number) + "LL)";
+		return "((s64)" + c_int64(e.number) + ")";
 	case ExprKind::String:
 		return c_string(e.text);
 	case ExprKind::Var:

@@ -46,7 +46,7 @@ void Emitter::globals()
 			}
 			os_ << "static __maybe_unused s64 " << n;
 			if (g->init)
-				os_ << " = " << g->init->number << "LL";
+				os_ << " = " << c_int64(g->init->number);
 			os_ << ";\n";
 			break;
 		}
@@ -92,8 +92,8 @@ void Emitter::hdesc(const Symbol &g)
 	switch (g.hist) {
 	case HistKind::Log: os_ << "STP_HIST_LOG"; break;
 	case HistKind::Linear:
-		os_ << "STP_HIST_LINEAR, .lo = " << g.hist_lo << "LL, .hi = " << g.hist_hi
-		    << "LL, .step = " << g.hist_step << "LL";
+		os_ << "STP_HIST_LINEAR, .lo = " << c_int64(g.hist_lo) << ", .hi = "
+		    << c_int64(g.hist_hi) << ", .step = " << c_int64(g.hist_step);
 		break;
 	default: os_ << "STP_HIST_NONE"; break;
 	}
@@ -138,7 +138,7 @@ void Emitter::percpu_number(const Symbol &g)
 	    << "static DEFINE_PER_CPU(u64, g_" << n << ");\n"
 	    << "static u64 g_" << n << "_base";
 	if (g.init)
-		os_ << " = (u64)" << g.init->number << "LL";
+		os_ << " = (u64)" << c_int64(g.init->number);
 	os_ << ";\n"
 	    << "static __maybe_unused s64 stp_pcpu_get_" << n << "(void)\n{\n"
 	    << "\treturn stp_pcpu_sum(&g_" << n << ", &g_" << n << "_base);\n}\n"

@@ -18,6 +18,10 @@
 # Guest tests never skip: a missing QEMU or kernel is a failure.
 set -u
 case_file=$1 stap_pmu=$2 src=$3 vm=${4:-} kernel_spec=${5:-}
+# the case runs in SOURCE_DIR: paths given relative to the caller's directory
+# (build/stap-pmu, tests/guest/cases/X.case) are made absolute first
+[[ $case_file == /* ]] || case_file=$PWD/$case_file
+[[ $stap_pmu == */* && $stap_pmu != /* ]] && stap_pmu=$PWD/$stap_pmu
 args=() expect_rc=0 expect_stdout= expect_stdout_re=() expect_stderr_re=() reject_stdout_re=() reject_stderr_re=()
 expect_stdout_seq=()
 unset expect_stdout

@@ -99,27 +99,27 @@ static int __init stp_module_init(void)
 		return rc;
 	rc = stp_maps_alloc();
 	if (rc)
-		goto err_maps;
+		goto err_free_output;
 	rc = stp_contexts_alloc();
 	if (rc)
-		goto err_output;
+		goto err_free_maps;
 #if STP_NEVENTS > 0
 	rc = stp_pmu_init_tables(stp_probes, ARRAY_SIZE(stp_probes));
 	if (rc)
-		goto err_contexts;
+		goto err_free_contexts;
 #endif
 	rc = stp_proc_create();
 	if (rc)
-		goto err_pmu;
+		goto err_release_pmu;
 	rc = stp_procfs_start();
 	if (rc)
-		goto err_proc;
+		goto err_remove_proc;
 	rc = stp_probes_register(stp_probes, ARRAY_SIZE(stp_probes));
 	if (rc)
-		goto err_procfs;
+		goto err_stop_procfs;
 	rc = stp_uprobes_register(stp_probes, ARRAY_SIZE(stp_probes));
 	if (rc)
-		goto err_probes;
+		goto err_unregister_probes;
 	stp_timers_start();
 	stp_run_probes_of_kind(STP_PROBE_BEGIN, STP_STATE_STARTING);
 	/* stays exit-requested if a begin probe called exit() or failed */
@@ -128,22 +128,22 @@ static int __init stp_module_init(void)
 	WRITE_ONCE(stp_session.init_done, true);
 	return 0;
 
-err_probes:
+err_unregister_probes:
 	stp_probes_unregister();
 	stp_probes_free();
-err_procfs:
+err_stop_procfs:
 	stp_procfs_remove();
-err_proc:
+err_remove_proc:
 	stp_proc_remove();
-err_pmu:
+err_release_pmu:
 #if STP_NEVENTS > 0
 	stp_pmu_release();
-err_contexts:
+err_free_contexts:
 #endif
 	stp_contexts_free();
-err_output:
+err_free_maps:
 	stp_maps_free();
-err_maps:
+err_free_output:
 	stp_output_free();
 	return rc;
 }

@@ -16,6 +16,7 @@
 #define STP_NEVENTS 2		/* @pmu cpu-clock, the sampling cpu-clock */
 #define STP_HIST_MAX 1		/* statistics without a histogram */
 #define STP_NO_ENTRY_REGS 1	/* no body reads the probed registers */
+#define STP_OVERLOAD_SAMPLE 1	/* counters read: every hit timed */
 
 #include "stp_limits.h"
 

@@ -203,12 +203,12 @@ Result<std::vector<std::string>> kprobe_symbols(const Cli &cli, const ParseOptio
 					       : ksyms::read_image(*src);
 	if (!t)
 		return t.error();
-	std::set<std::string> seen;
+	std::set<std::string, std::less<>> seen;
 	for (const ksyms::Symbol &s : t->symbols())
-		if (t->is_text(s) && s.name.find('.') == std::string::npos &&
-		    fnmatch(glob.c_str(), s.name.c_str(), 0) == 0 && !seen.count(s.name) &&
-		    t->why_not_probeable(s.name).empty())
-			seen.insert(s.name);
+		if (t->is_text(s) && s.name.find('.') == std::string_view::npos &&
+		    fnmatch(glob.c_str(), std::string(s.name).c_str(), 0) == 0 &&
+		    !seen.count(s.name) && t->why_not_probeable(s.name).empty())
+			seen.emplace(s.name);
 	return std::vector<std::string>(seen.begin(), seen.end());
 }
 

@@ -279,34 +279,56 @@ bool find_offsets(std::string_view d, Layout &l)
 	return false;
 }
 
-// The expanded names ("T" + name) of the symbols.
-std::vector<Symbol> decode_names(std::string_view d, const Layout &l)
+// The expanded names ("T" + name) of the symbols: their types, and their
+// names viewing *names (one buffer for all).
+std::vector<Symbol> decode_names(std::string_view d, const Layout &l,
+				 std::shared_ptr<const std::string> &names)
 {
-	std::string_view tok[256];
+	// each token copied into a 16-byte slot, so that one fixed-size copy
+	// (two moves, not a memcpy call) expands the short ones
+	constexpr size_t slot = 16;
+	char tok[256][slot] = {};
+	std::string_view wide[256]; // the tokens longer than a slot
+	uint8_t len_of[256];
 	const char *table = d.data() + l.tokens;
 	for (int k = 0; k < 256; ++k) {
-		const char *s = table + rd<uint16_t>(d, l.token_index + 2 * k);
-		tok[k] = std::string_view(s);
+		std::string_view t(table + rd<uint16_t>(d, l.token_index + 2 * k));
+		len_of[k] = static_cast<uint8_t>(std::min<size_t>(t.size(), 255));
+		if (t.size() <= slot)
+			std::memcpy(tok[k], t.data(), t.size());
+		else
+			wide[k] = t;
 	}
 	std::vector<Symbol> out(l.num);
+	std::vector<std::pair<uint32_t, uint32_t>> at(l.num); // offset, length in blob
+	auto blob = std::make_shared<std::string>();
+	blob->reserve(size_t{l.num} * 24);
 	size_t pos = l.names;
-	char buf[1024]; // KSYM_NAME_LEN is 512
+	char buf[1024 + slot]; // KSYM_NAME_LEN is 512; room for a slot's overrun
 	for (uint32_t i = 0; i < l.num; ++i) {
 		auto [len, p] = entry_at(d, pos);
 		size_t n = 0;
 		for (size_t k = 0; k < len; ++k) {
-			std::string_view t = tok[static_cast<unsigned char>(d[p + k])];
-			if (n + t.size() > sizeof buf)
+			unsigned char c = static_cast<unsigned char>(d[p + k]);
+			size_t tl = len_of[c];
+			if (n + tl > 1024)
 				break;
-			std::memcpy(buf + n, t.data(), t.size());
-			n += t.size();
+			if (tl <= slot)
+				std::memcpy(buf + n, tok[c], slot);
+			else
+				std::memcpy(buf + n, wide[c].data(), tl);
+			n += tl;
 		}
 		pos = p + len;
 		if (n > 0) {
 			out[i].type = buf[0];
-			out[i].name.assign(buf + 1, n - 1);
+			at[i] = {static_cast<uint32_t>(blob->size()), static_cast<uint32_t>(n - 1)};
+			blob->append(buf + 1, n - 1);
 		}
 	}
+	for (uint32_t i = 0; i < l.num; ++i)
+		out[i].name = std::string_view(*blob).substr(at[i].first, at[i].second);
+	names = std::move(blob);
 	return out;
 }
 
@@ -500,7 +522,8 @@ Result<Layout> locate(std::string_view d, const std::string &path)
 // The symbols of an image whose tables are at l, with addresses.
 Result<SymbolTable> symbols_of(std::string_view d, const Layout &l, const std::string &path)
 {
-	std::vector<Symbol> syms = decode_names(d, l);
+	std::shared_ptr<const std::string> names;
+	std::vector<Symbol> syms = decode_names(d, l, names);
 	uint64_t base = rd<uint64_t>(d, l.relative_base);
 	Placement at;
 	at.segs = elf_segments(d);
@@ -513,13 +536,14 @@ Result<SymbolTable> symbols_of(std::string_view d, const Layout &l, const std::s
 	}
 	std::vector<uint64_t> a = addresses(d, l, base);
 	const Symbol *start = nullptr, *stop = nullptr, *text = nullptr;
+	using namespace std::string_view_literals;
 	for (uint32_t i = 0; i < l.num; ++i) {
 		syms[i].addr = a[i];
-		if (syms[i].name == "__start_kprobe_blacklist")
+		if (syms[i].name == "__start_kprobe_blacklist"sv)
 			start = &syms[i];
-		else if (syms[i].name == "__stop_kprobe_blacklist")
+		else if (syms[i].name == "__stop_kprobe_blacklist"sv)
 			stop = &syms[i];
-		else if (syms[i].name == "_text")
+		else if (syms[i].name == "_text"sv)
 			text = &syms[i];
 	}
 	if (!at.segs && !at.known && text) // a raw Image whose fields hold addresses
@@ -528,7 +552,8 @@ Result<SymbolTable> symbols_of(std::string_view d, const Layout &l, const std::s
 	if (start && stop)
 		bl = read_blacklist(d, at, start->addr, stop->addr);
 	bool known = bl.has_value();
-	return SymbolTable(std::move(syms), known ? std::move(*bl) : std::vector<uint64_t>{}, known);
+	return SymbolTable(std::move(names), std::move(syms),
+			   known ? std::move(*bl) : std::vector<uint64_t>{}, known);
 }
 
 unsigned char fold(char c)
@@ -591,9 +616,9 @@ size_t osa_distance(std::string_view a, std::string_view b)
 
 } // namespace
 
-SymbolTable::SymbolTable(std::vector<Symbol> symbols, std::vector<uint64_t> blacklist,
-			 bool blacklist_known)
-	: syms_(std::move(symbols)), blacklist_(std::move(blacklist)),
+SymbolTable::SymbolTable(std::shared_ptr<const std::string> names, std::vector<Symbol> symbols,
+			 std::vector<uint64_t> blacklist, bool blacklist_known)
+	: names_(std::move(names)), syms_(std::move(symbols)), blacklist_(std::move(blacklist)),
 	  blacklist_known_(blacklist_known)
 {
 	std::sort(blacklist_.begin(), blacklist_.end());
@@ -626,7 +651,7 @@ void SymbolTable::index_names()
 	next_.assign(syms_.size(), none);
 	// backwards, so that each name's chain comes out in address order
 	for (size_t i = syms_.size(); i-- > 0;) {
-		const std::string &name = syms_[i].name;
+		std::string_view name = syms_[i].name;
 		size_t h = std::hash<std::string_view>{}(name) & (cap - 1);
 		while (slots_[h] != none && syms_[slots_[h]].name != name)
 			h = (h + 1) & (cap - 1);
@@ -635,7 +660,7 @@ void SymbolTable::index_names()
 	}
 }
 
-uint32_t SymbolTable::first(const std::string &name) const
+uint32_t SymbolTable::first(std::string_view name) const
 {
 	if (slots_.empty())
 		return none;
@@ -662,7 +687,7 @@ AddrRange SymbolTable::range(const char *start, const char *end) const
 	return {s->addr, e->addr};
 }
 
-std::vector<const Symbol *> SymbolTable::text(const std::string &name) const
+std::vector<const Symbol *> SymbolTable::text(std::string_view name) const
 {
 	std::vector<const Symbol *> out;
 	for (uint32_t i = first(name); i != none; i = next_[i])
@@ -671,7 +696,7 @@ std::vector<const Symbol *> SymbolTable::text(const std::string &name) const
 	return out;
 }
 
-std::vector<const Symbol *> SymbolTable::named(const std::string &name) const
+std::vector<const Symbol *> SymbolTable::named(std::string_view name) const
 {
 	std::vector<const Symbol *> out;
 	for (uint32_t i = first(name); i != none; i = next_[i])
@@ -679,7 +704,7 @@ std::vector<const Symbol *> SymbolTable::named(const std::string &name) const
 	return out;
 }
 
-bool SymbolTable::has_text(const std::string &name) const
+bool SymbolTable::has_text(std::string_view name) const
 {
 	for (uint32_t i = first(name); i != none; i = next_[i])
 		if (is_text(syms_[i]))
@@ -687,7 +712,7 @@ bool SymbolTable::has_text(const std::string &name) const
 	return false;
 }
 
-const Symbol *SymbolTable::find(const std::string &name) const
+const Symbol *SymbolTable::find(std::string_view name) const
 {
 	uint32_t i = first(name);
 	return i == none ? nullptr : &syms_[i];
@@ -707,7 +732,7 @@ std::vector<std::string> SymbolTable::nearest(const std::string &name, size_t n,
 							  : name.size() - s.name.size();
 		if (diff <= limit && is_text(s) && bag(s.name) <= limit &&
 		    (!probeable_only || why_not(s).empty()))
-			close.push_back(s.name);
+			close.emplace_back(s.name);
 	}
 	// a swap of two neighbours is one typo, not two
 	std::vector<std::pair<size_t, std::string>> ranked;
@@ -733,7 +758,7 @@ std::string SymbolTable::why_not(const Symbol &s) const
 	return "";
 }
 
-std::string SymbolTable::why_not_probeable(const std::string &name) const
+std::string SymbolTable::why_not_probeable(std::string_view name) const
 {
 	std::string first;
 	for (const Symbol *s : text(name)) {
@@ -786,7 +811,7 @@ std::optional<Symbol> kallsyms_line(std::string_view line)
 	Symbol s;
 	s.addr = std::strtoull(std::string(addr).c_str(), nullptr, 16);
 	s.type = line[a + 1];
-	s.name = std::string(name);
+	s.name = name;
 	return s;
 }
 
@@ -794,10 +819,12 @@ std::optional<Symbol> kallsyms_line(std::string_view line)
 
 Result<SymbolTable> read_kallsyms(const std::string &path)
 {
-	std::optional<std::string> text = sys::read_file(path, 256u << 20);
-	if (!text)
+	std::optional<std::string> read = sys::read_file(path, 256u << 20);
+	if (!read)
 		return fail("cannot read " + path + ": " + std::strerror(errno),
 			    "pass a file in /proc/kallsyms format");
+	// the names view the text itself
+	auto text = std::make_shared<const std::string>(std::move(*read));
 	std::vector<Symbol> syms;
 	std::string_view rest = *text;
 	while (!rest.empty()) {
@@ -812,7 +839,7 @@ Result<SymbolTable> read_kallsyms(const std::string &path)
 	std::vector<uint64_t> bl;
 	if (path == "/proc/kallsyms")
 		bl = debugfs_blacklist(known);
-	return SymbolTable(std::move(syms), std::move(bl), known);
+	return SymbolTable(std::move(text), std::move(syms), std::move(bl), known);
 }
 
 } // namespace stap_pmu::ksyms

@@ -7,7 +7,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -15,8 +17,10 @@
 
 namespace stap_pmu::ksyms {
 
+// name views bytes the SymbolTable keeps (decoding 150 k names into one
+// buffer, not one allocation each, is most of what reading a table costs)
 struct Symbol {
-	std::string name;
+	std::string_view name;
 	char type = '?'; // nm's letter: 'T'/'t' text, 'D'/'d' data, ...
 	uint64_t addr = 0;
 };
@@ -31,10 +35,11 @@ struct AddrRange {
 class SymbolTable {
 public:
 	SymbolTable() = default;
-	// symbols in the kernel's order (by address); blacklist: start
-	// addresses of the _kprobe_blacklist section ("" : not known).
-	SymbolTable(std::vector<Symbol> symbols, std::vector<uint64_t> blacklist,
-		    bool blacklist_known);
+	// symbols in the kernel's order (by address), their names in names
+	// (shared by copies of the table); blacklist: start addresses of the
+	// _kprobe_blacklist section ("" : not known).
+	SymbolTable(std::shared_ptr<const std::string> names, std::vector<Symbol> symbols,
+		    std::vector<uint64_t> blacklist, bool blacklist_known);
 
 	const std::vector<Symbol> &symbols() const { return syms_; }
 	size_t size() const { return syms_.size(); }
@@ -45,13 +50,13 @@ public:
 
 	// The text symbols called name (several static functions may share
 	// one), in address order; empty when there is none.
-	std::vector<const Symbol *> text(const std::string &name) const;
-	bool has_text(const std::string &name) const;
+	std::vector<const Symbol *> text(std::string_view name) const;
+	bool has_text(std::string_view name) const;
 
 	// The first symbol (text or data) called name; nullptr when there is none.
-	const Symbol *find(const std::string &name) const;
+	const Symbol *find(std::string_view name) const;
 	// All symbols called name, in address order.
-	std::vector<const Symbol *> named(const std::string &name) const;
+	std::vector<const Symbol *> named(std::string_view name) const;
 
 	// _stext.._etext and _sinittext.._einittext (empty when unknown).
 	AddrRange text_range() const { return text_range_; }
@@ -69,7 +74,7 @@ public:
 	// "it is __init code", "it is on the kernel's kprobe blacklist" or
 	// "it is in the kernel's <what> text, where kprobes are not allowed".
 	// With several symbols of that name, "" when any of them is probeable.
-	std::string why_not_probeable(const std::string &name) const;
+	std::string why_not_probeable(std::string_view name) const;
 
 	// Whether the _kprobe_blacklist entries were read (a raw arm64 Image
 	// does not name that section; the text ranges are known regardless).
@@ -79,10 +84,11 @@ public:
 private:
 	static constexpr uint32_t none = UINT32_MAX;
 	void index_names();
-	uint32_t first(const std::string &name) const; // first symbol of that name, or none
+	uint32_t first(std::string_view name) const; // first symbol of that name, or none
 	std::string why_not(const Symbol &s) const;
 	AddrRange range(const char *start, const char *end) const;
 
+	std::shared_ptr<const std::string> names_; // the bytes syms_' names view
 	std::vector<Symbol> syms_;
 	// The names, hashed: open addressing over the first symbol of each
 	// name; next_ chains the symbols of one name in address order.

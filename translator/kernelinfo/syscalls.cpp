@@ -599,9 +599,9 @@ std::optional<std::set<std::string>> wrappers(const std::string &release, const 
 		// was built without (it returns -ENOSYS)
 		// (a name with a '.' is a part of one the compiler split off: .cold)
 		if (s.name.rfind(prefix, 0) == 0 && t->is_text(s) && s.type != 'W' &&
-		    s.type != 'w' && s.name.find('.') == std::string::npos &&
+		    s.type != 'w' && s.name.find('.') == std::string_view::npos &&
 		    t->why_not_probeable(s.name).empty())
-			out.insert(s.name.substr(prefix.size()));
+			out.emplace(s.name.substr(prefix.size()));
 	return out;
 }
 

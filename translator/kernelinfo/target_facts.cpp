@@ -188,7 +188,7 @@ std::optional<SymbolDelta> TargetKernelFacts::symbol_delta(const std::string &na
 	size_t i = static_cast<size_t>(same[0] - all.data());
 	while (i && all[i - 1].addr == same[0]->addr)
 		i--;
-	return SymbolDelta{static_cast<int64_t>(same[0]->addr - anchor[0]->addr), all[i].name};
+	return SymbolDelta{static_cast<int64_t>(same[0]->addr - anchor[0]->addr), std::string(all[i].name)};
 }
 
 } // namespace stap_pmu

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -220,6 +221,88 @@ TEST(Kallsyms, TableOrders)
 		EXPECT_EQ(t->why_not_probeable("func_7"), "");
 		EXPECT_FALSE(t->blacklist_known());
 	}
+}
+
+// The table kept on disk reads back the same: every symbol, the hash index
+// (lookups by name, several symbols of one name in address order), the
+// init range and the blacklist of a real kernel; a damaged file is not
+// trusted (the image is decoded again and the file rewritten); a changed
+// image is another key.
+TEST(Kallsyms, CachedTableReadsBackTheSame)
+{
+	auto kernels = host_arch_kernels();
+	ASSERT_FALSE(kernels.empty()) << "no installed kernel with an extractable vmlinux";
+	std::string root = testing::TempDir() + "/kallsyms_cache_test";
+	std::filesystem::remove_all(root);
+	const std::string &img = kernels.front().vmlinux;
+	auto direct = ksyms::read_image(img);
+	ASSERT_TRUE(direct.ok()) << direct.error().what;
+	auto first = ksyms::read_image_cached(img, root); // decodes, writes the file
+	ASSERT_TRUE(first.ok()) << first.error().what;
+	std::vector<std::filesystem::path> files;
+	for (const auto &e : std::filesystem::directory_iterator(root + "/ksyms"))
+		files.push_back(e.path());
+	ASSERT_EQ(files.size(), 1u);
+	auto check = [&](const ksyms::SymbolTable &t) {
+		ASSERT_EQ(t.size(), direct->size());
+		for (size_t i = 0; i < t.size(); ++i) {
+			const Symbol &a = t.symbols()[i], &b = direct->symbols()[i];
+			ASSERT_TRUE(a.name == b.name && a.type == b.type && a.addr == b.addr) << i;
+		}
+		EXPECT_EQ(t.blacklist(), direct->blacklist());
+		EXPECT_EQ(t.blacklist_known(), direct->blacklist_known());
+		EXPECT_EQ(t.init_range().start, direct->init_range().start);
+		EXPECT_EQ(t.text("vfs_read").size(), 1u);
+		EXPECT_EQ(t.why_not_probeable("start_kernel"), "it is __init code");
+		EXPECT_EQ(t.why_not_probeable("vfs_read"), "");
+		EXPECT_EQ(t.named("_stext").size(), direct->named("_stext").size());
+		EXPECT_FALSE(t.has_text("vfs_raed"));
+		// a static name several files share: every one, in address order
+		std::string shared;
+		for (const Symbol &s : direct->symbols())
+			if (direct->named(s.name).size() >= 2) {
+				shared = std::string(s.name);
+				break;
+			}
+		ASSERT_FALSE(shared.empty());
+		auto many = t.named(shared), many0 = direct->named(shared);
+		ASSERT_EQ(many.size(), many0.size());
+		for (size_t i = 0; i < many.size(); ++i)
+			EXPECT_EQ(many[i]->addr, many0[i]->addr);
+	};
+	auto second = ksyms::read_image_cached(img, root); // maps the file
+	ASSERT_TRUE(second.ok());
+	check(*second);
+	// the names view the mapping, which the table keeps alive past the file
+	std::filesystem::remove(files[0]);
+	EXPECT_EQ(second->text("vfs_read").size(), 1u);
+	// damaged: cut in half, then a header that claims more than it holds
+	auto again = ksyms::read_image_cached(img, root);
+	ASSERT_TRUE(again.ok());
+	auto size = std::filesystem::file_size(files[0]);
+	std::filesystem::resize_file(files[0], size / 2);
+	auto cut = ksyms::read_image_cached(img, root);
+	ASSERT_TRUE(cut.ok());
+	check(*cut);
+	EXPECT_EQ(std::filesystem::file_size(files[0]), size); // written again
+	{
+		std::fstream f(files[0], std::ios::in | std::ios::out | std::ios::binary);
+		f.seekp(8);
+		uint64_t huge = 1ull << 40;
+		f.write(reinterpret_cast<const char *>(&huge), sizeof huge);
+	}
+	auto bad = ksyms::read_image_cached(img, root);
+	ASSERT_TRUE(bad.ok());
+	check(*bad);
+	// another image (a copy: another path and inode) gets its own entry
+	std::string copy = root + "/vmlinux-copy";
+	std::filesystem::copy_file(img, copy);
+	ASSERT_TRUE(ksyms::read_image_cached(copy, root).ok());
+	size_t n = 0;
+	for (const auto &e : std::filesystem::directory_iterator(root + "/ksyms"))
+		n += e.path().extension() == ".bin";
+	EXPECT_EQ(n, 2u);
+	std::filesystem::remove_all(root);
 }
 
 // Every installed amd64 kernel decodes to a plausible table whose facts

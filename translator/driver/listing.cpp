@@ -12,6 +12,7 @@
 #include "translator/driver/kernel_facts.h"
 #include "translator/driver/process_facts.h"
 #include "translator/frontend/parser.h"
+#include "translator/kernelinfo/kernel.h"
 #include "translator/kernelinfo/target_facts.h"
 #include "translator/frontend/tapsets.h"
 #include "translator/probes/kernel_facts.h"
@@ -200,7 +201,8 @@ Result<std::vector<std::string>> kprobe_symbols(const Cli &cli, const ParseOptio
 		return src.error();
 	Result<ksyms::SymbolTable> t = src->find("kallsyms") != std::string::npos
 					       ? ksyms::read_kallsyms(*src)
-					       : ksyms::read_image(*src);
+					       : ksyms::read_image_cached(
+							 *src, cli.no_cache ? "" : kernel::cache_dir());
 	if (!t)
 		return t.error();
 	std::set<std::string, std::less<>> seen;

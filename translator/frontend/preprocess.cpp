@@ -676,7 +676,13 @@ std::vector<Token> preprocess(std::vector<Token> toks, const PreprocInput &in, D
 
 } // namespace stap_pmu
 
-#include <fstream>
+#include <algorithm>
+#include <optional>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "translator/support/file.h"
 
 namespace stap_pmu {
 
@@ -689,15 +695,26 @@ PreprocInput preproc_input_from_tree(const std::string &dir, const std::string &
 	in.kernel_v = dash == std::string::npos ? release : release.substr(0, dash);
 	in.arch = kbuild_arch == "x86" || kbuild_arch.empty() ? "x86_64" : kbuild_arch;
 	for (const char *name : {"/include/config/auto.conf", "/.config"}) {
-		std::ifstream f(dir + name);
-		if (!f)
+		std::optional<std::string> text = sys::read_file(dir + name);
+		if (!text)
 			continue;
-		for (std::string line; std::getline(f, line);) {
+		// some 8000 lines in Kconfig order: sorted first, the map is then
+		// built in one pass (a later line for the same option wins)
+		std::vector<std::pair<std::string_view, std::string_view>> kv;
+		std::string_view rest = *text;
+		while (!rest.empty()) {
+			size_t nl = rest.find('\n');
+			std::string_view line = rest.substr(0, nl);
+			rest = nl == std::string_view::npos ? std::string_view{} : rest.substr(nl + 1);
 			size_t eq = line.find('=');
-			if (line.rfind("CONFIG_", 0) != 0 || eq == std::string::npos)
-				continue;
-			in.config[line.substr(0, eq)] = line.substr(eq + 1);
+			if (line.substr(0, 7) == "CONFIG_" && eq != std::string_view::npos)
+				kv.emplace_back(line.substr(0, eq), line.substr(eq + 1));
 		}
+		std::stable_sort(kv.begin(), kv.end(),
+				 [](const auto &a, const auto &b) { return a.first < b.first; });
+		for (size_t i = 0; i < kv.size(); ++i)
+			if (i + 1 == kv.size() || kv[i + 1].first != kv[i].first)
+				in.config.emplace_hint(in.config.end(), kv[i].first, kv[i].second);
 		break;
 	}
 	return in;

@@ -31,7 +31,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -616,13 +618,27 @@ size_t osa_distance(std::string_view a, std::string_view b)
 
 } // namespace
 
-SymbolTable::SymbolTable(std::shared_ptr<const std::string> names, std::vector<Symbol> symbols,
+SymbolTable::SymbolTable(std::shared_ptr<const void> names, std::vector<Symbol> symbols,
 			 std::vector<uint64_t> blacklist, bool blacklist_known)
 	: names_(std::move(names)), syms_(std::move(symbols)), blacklist_(std::move(blacklist)),
 	  blacklist_known_(blacklist_known)
 {
 	std::sort(blacklist_.begin(), blacklist_.end());
 	index_names();
+	finish();
+}
+
+SymbolTable::SymbolTable(std::shared_ptr<const void> names, std::vector<Symbol> symbols,
+			 std::vector<uint64_t> blacklist, bool blacklist_known,
+			 std::vector<uint32_t> slots, std::vector<uint32_t> next)
+	: names_(std::move(names)), syms_(std::move(symbols)), slots_(std::move(slots)),
+	  next_(std::move(next)), blacklist_(std::move(blacklist)), blacklist_known_(blacklist_known)
+{
+	finish();
+}
+
+void SymbolTable::finish()
+{
 	text_range_ = range("_stext", "_etext");
 	init_range_ = range("_sinittext", "_einittext");
 	// The text kprobes refuse whole (kernel/kprobes.c and the arch's
@@ -840,6 +856,151 @@ Result<SymbolTable> read_kallsyms(const std::string &path)
 	if (path == "/proc/kallsyms")
 		bl = debugfs_blacklist(known);
 	return SymbolTable(std::move(text), std::move(syms), std::move(bl), known);
+}
+
+
+// ---- the decoded table on disk (read_image_cached) ----
+//
+// Native byte order, read only on the machine that wrote it: a header of
+// six u64 (magic, symbols, name bytes, hash slots, blacklist entries,
+// blacklist known), per symbol {u64 addr; u32 name offset; u32 length << 8 |
+// type}, the names (padded to 8), the hash slots and chains (u32), padded
+// to 8, the blacklist (u64).
+
+namespace {
+
+constexpr uint64_t cache_magic = 0x3130594b53505453ULL; // "STPSKY01"
+
+struct CacheHeader {
+	uint64_t magic, num, blob, nslots, nbl, known;
+};
+
+struct CacheSym {
+	uint64_t addr;
+	uint32_t off, len_type;
+};
+
+size_t cache_size(const CacheHeader &h)
+{
+	return sizeof h + h.num * sizeof(CacheSym) + align8(h.blob) +
+	       align8((h.nslots + h.num) * sizeof(uint32_t)) + h.nbl * sizeof(uint64_t);
+}
+
+// FNV-1a over the image's identity: a changed or replaced file is another key
+std::string cache_key(const std::string &path, const struct stat &st)
+{
+	std::string id = path + '\0' + std::to_string(st.st_size) + '\0' +
+			 std::to_string(st.st_mtim.tv_sec) + '.' +
+			 std::to_string(st.st_mtim.tv_nsec) + '\0' + std::to_string(st.st_ino);
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (unsigned char c : id)
+		h = (h ^ c) * 0x100000001b3ULL;
+	char hex[17];
+	snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+	return hex;
+}
+
+template <class T> void put(std::string &out, const T *p, size_t n)
+{
+	out.append(reinterpret_cast<const char *>(p), n * sizeof(T));
+}
+
+} // namespace
+
+std::string SymbolTable::to_cache() const
+{
+	// the names again as one buffer, in symbol order
+	std::string blob;
+	std::vector<CacheSym> cs(syms_.size());
+	for (size_t i = 0; i < syms_.size(); ++i) {
+		const Symbol &s = syms_[i];
+		cs[i] = {s.addr, static_cast<uint32_t>(blob.size()),
+			 static_cast<uint32_t>(s.name.size() << 8 | static_cast<unsigned char>(s.type))};
+		blob += s.name;
+	}
+	CacheHeader h{cache_magic,    syms_.size(),	blob.size(), slots_.size(),
+		      blacklist_.size(), blacklist_known_};
+	std::string out;
+	out.reserve(cache_size(h));
+	put(out, &h, 1);
+	put(out, cs.data(), cs.size());
+	out += blob;
+	out.resize(align8(out.size()), '\0');
+	put(out, slots_.data(), slots_.size());
+	put(out, next_.data(), next_.size());
+	out.resize(align8(out.size()), '\0');
+	put(out, blacklist_.data(), blacklist_.size());
+	return out;
+}
+
+std::optional<SymbolTable> SymbolTable::from_cache(std::shared_ptr<const void> owner,
+						    std::string_view d)
+{
+	if (d.size() < sizeof(CacheHeader))
+		return std::nullopt;
+	auto h = rd<CacheHeader>(d, 0);
+	if (h.magic != cache_magic || h.num >= none || h.blob > d.size() || h.nslots > d.size() ||
+	    h.nbl > d.size() || cache_size(h) != d.size() || h.nslots < h.num ||
+	    (h.nslots & (h.nslots - 1)) != 0)
+		return std::nullopt;
+	size_t at = sizeof h, names = at + h.num * sizeof(CacheSym);
+	std::vector<Symbol> syms(h.num);
+	for (size_t i = 0; i < h.num; ++i, at += sizeof(CacheSym)) {
+		auto c = rd<CacheSym>(d, at);
+		size_t len = c.len_type >> 8;
+		if (c.off > h.blob || len > h.blob - c.off)
+			return std::nullopt;
+		syms[i] = {d.substr(names + c.off, len), static_cast<char>(c.len_type & 0xff), c.addr};
+	}
+	at = names + align8(h.blob);
+	std::vector<uint32_t> slots(h.nslots), next(h.num);
+	std::memcpy(slots.data(), d.data() + at, h.nslots * sizeof(uint32_t));
+	std::memcpy(next.data(), d.data() + at + h.nslots * sizeof(uint32_t), h.num * sizeof(uint32_t));
+	for (uint32_t v : slots)
+		if (v != none && v >= h.num)
+			return std::nullopt;
+	for (uint32_t v : next)
+		if (v != none && v >= h.num)
+			return std::nullopt;
+	at += align8((h.nslots + h.num) * sizeof(uint32_t));
+	std::vector<uint64_t> bl(h.nbl);
+	std::memcpy(bl.data(), d.data() + at, h.nbl * sizeof(uint64_t));
+	return SymbolTable(std::move(owner), std::move(syms), std::move(bl), h.known != 0,
+			   std::move(slots), std::move(next));
+}
+
+Result<SymbolTable> read_image_cached(const std::string &path, const std::string &cache_root)
+{
+	struct stat st {};
+	if (cache_root.empty() || stat(path.c_str(), &st) != 0)
+		return read_image(path);
+	std::string dir = cache_root + "/ksyms";
+	std::string file = dir + "/" + cache_key(path, st) + ".bin";
+	if (auto m = Mapping::open(file)) {
+		std::shared_ptr<const Mapping> owner(std::move(*m));
+		if (auto t = SymbolTable::from_cache(owner, owner->bytes()))
+			return std::move(*t);
+	}
+	Result<SymbolTable> t = read_image(path);
+	if (!t)
+		return t;
+	// best effort: a cache that cannot be written costs the next run the decoding
+	std::string tmp = file + ".tmp." + std::to_string(getpid());
+	std::error_code ec;
+	std::filesystem::create_directories(dir, ec);
+	std::string bytes = t->to_cache();
+	{
+		std::ofstream f(tmp, std::ios::binary);
+		f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+		if (!f.good()) {
+			f.close();
+			unlink(tmp.c_str());
+			return t;
+		}
+	}
+	if (rename(tmp.c_str(), file.c_str()) != 0)
+		unlink(tmp.c_str());
+	return t;
 }
 
 } // namespace stap_pmu::ksyms

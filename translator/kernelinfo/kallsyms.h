@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -38,7 +39,7 @@ public:
 	// symbols in the kernel's order (by address), their names in names
 	// (shared by copies of the table); blacklist: start addresses of the
 	// _kprobe_blacklist section ("" : not known).
-	SymbolTable(std::shared_ptr<const std::string> names, std::vector<Symbol> symbols,
+	SymbolTable(std::shared_ptr<const void> names, std::vector<Symbol> symbols,
 		    std::vector<uint64_t> blacklist, bool blacklist_known);
 
 	const std::vector<Symbol> &symbols() const { return syms_; }
@@ -81,14 +82,24 @@ public:
 	bool blacklist_known() const { return blacklist_known_; }
 	const std::vector<uint64_t> &blacklist() const { return blacklist_; }
 
+	// The table as the bytes read_image_cached keeps, and back: a table
+	// whose names view d, kept alive by owner (nothing when d is not one).
+	std::string to_cache() const;
+	static std::optional<SymbolTable> from_cache(std::shared_ptr<const void> owner,
+						     std::string_view d);
+
 private:
 	static constexpr uint32_t none = UINT32_MAX;
+	SymbolTable(std::shared_ptr<const void> names, std::vector<Symbol> symbols,
+		    std::vector<uint64_t> blacklist, bool blacklist_known,
+		    std::vector<uint32_t> slots, std::vector<uint32_t> next);
+	void finish(); // after the index: ranges and the text kprobes refuse
 	void index_names();
 	uint32_t first(std::string_view name) const; // first symbol of that name, or none
 	std::string why_not(const Symbol &s) const;
 	AddrRange range(const char *start, const char *end) const;
 
-	std::shared_ptr<const std::string> names_; // the bytes syms_' names view
+	std::shared_ptr<const void> names_; // owns the bytes syms_' names view
 	std::vector<Symbol> syms_;
 	// The names, hashed: open addressing over the first symbol of each
 	// name; next_ chains the symbols of one name in address order.
@@ -104,6 +115,12 @@ private:
 // through its kallsyms tables (64-bit little-endian kernels, 6.1 to 6.12
 // layouts). Errors say what the file is and what to pass instead.
 Result<SymbolTable> read_image(const std::string &path);
+
+// read_image, with the decoded table kept under CACHE_ROOT/ksyms/ (keyed by
+// the image's path, size, mtime and inode): the next read of the same image
+// maps it instead of decoding some 150 k names again (pass 2 checks every
+// kprobe.function name against it). cache_root "": read_image.
+Result<SymbolTable> read_image_cached(const std::string &path, const std::string &cache_root);
 
 // The symbol table in /proc/kallsyms format ("ADDR TYPE NAME [MODULE]");
 // module symbols are skipped. For /proc/kallsyms itself, the kprobe

@@ -589,7 +589,7 @@ std::optional<std::set<std::string>> wrappers(const std::string &release, const 
 		return std::nullopt;
 	Result<ksyms::SymbolTable> t = path->find("kallsyms") != std::string::npos
 					       ? ksyms::read_kallsyms(*path)
-					       : ksyms::read_image(*path);
+					       : ksyms::read_image_cached(*path, kernel::cache_dir());
 	if (!t)
 		return std::nullopt;
 	std::set<std::string> out;

@@ -76,7 +76,8 @@ const ksyms::SymbolTable *TargetKernelFacts::symbols() const
 		else if (path->find("kallsyms") != std::string::npos)
 			symbols_ = ksyms::read_kallsyms(*path);
 		else
-			symbols_ = ksyms::read_image(*path);
+			symbols_ = ksyms::read_image_cached(
+				*path, opts_.btf.use_cache ? kernel::cache_dir() : "");
 	}
 	return *symbols_ ? &**symbols_ : nullptr;
 }

@@ -111,13 +111,13 @@ if want host; then
 	cut -d' ' -f1-3 /proc/loadavg >"$RES/loadavg-host-phase.txt"
 	s=$SCRIPTS/translate.stp
 	"${STAP[@]}" -p3 "$s" >/dev/null 2>&1 # warm caches (stapconf, page cache)
-	"$STAP_PMU" -p3 "$s" >/dev/null 2>&1
+	"$STAP_PMU" -p3 "$s" >/dev/null 2>&1 # (and stap-pmu's decoded symbol table)
 	: >"$RES/translate.txt"
 	for i in $(seq "$P3_RUNS"); do
 		time_cmd "$RES/translate.txt" stap_pmu "$STAP_PMU" -p3 "$s"
 		time_cmd "$RES/translate.txt" stap "${STAP[@]}" -p3 "$s"
 	done
-	record_cmd translate "stap-pmu -p3 bench/scripts/translate.stp  vs  stap -R <patched runtime> -r <headers copy with guest System.map> -p3 bench/scripts/translate.stp (median of $P3_RUNS each, interleaved; wall and user+system CPU time)"
+	record_cmd translate "stap-pmu -p3 bench/scripts/translate.stp  vs  stap -R <patched runtime> -r <headers copy with guest System.map> -p3 bench/scripts/translate.stp (median of $P3_RUNS each, interleaved, after one untimed run of each: stap's stapconf and stap-pmu's decoded kernel symbol table cached; wall and user+system CPU time)"
 
 	log "build: -p4, $P4_RUNS runs each, interleaved"
 	b=$BENCH_WORK/p4

@@ -73,7 +73,7 @@ for l in out:
     mm = re.fullmatch(r"end busy cpu(\d) (\d+)", l)
     if mm:
         busy_counted[int(mm[1])] = int(mm[2])
-busy_lines = len([l for l in out if re.fullmatch(r"b{40} busy 43", l)])
+busy_lines = len([l for l in out if re.fullmatch(r"b{40} busy 44", l)])
 dropped = skipped = nested = 0
 for l in err:
     mm = re.fullmatch(r"WARNING: (\d+) output records? dropped.*", l)

@@ -278,11 +278,14 @@ TEST(KernelBuilt, Arm64EntryIsAForeignKernel)
 	write(e + "/build/include/generated/utsrelease.h", "#define UTS_RELEASE \"" + rel + "\"\n");
 	write(e + "/Image", "Image");
 	write(e + "/complete", "");
-	// no unpacked arm64 kernel: no busybox for its guest
-	auto none = kernel::find_foreign_kernel("arm64", rel);
-	ASSERT_FALSE(none);
-	EXPECT_EQ(none.error().what.rfind("no static arm64 busybox for the guest of " + rel, 0), 0u)
-		<< none.error().what;
+	// no unpacked arm64 kernel: no busybox for its guest (only checkable where
+	// the fixed root /var/cache/stap-pmu/arm64 has none either)
+	if (!kernel::find_foreign_kernel("arm64", "")) {
+		auto none = kernel::find_foreign_kernel("arm64", rel);
+		ASSERT_FALSE(none);
+		EXPECT_EQ(none.error().what.rfind("no static arm64 busybox for the guest of " + rel, 0),
+			  0u) << none.error().what;
+	}
 	std::string stock = roots + "/6.1.0-57-arm64";
 	write(stock + "/.complete", "");
 	write(stock + "/bin/busybox", "busybox");
@@ -291,7 +294,7 @@ TEST(KernelBuilt, Arm64EntryIsAForeignKernel)
 	EXPECT_EQ(k->release, rel);
 	EXPECT_EQ(k->arch, "arm64");
 	EXPECT_EQ(k->boot_image(), e + "/Image");
-	EXPECT_EQ(k->busybox, stock + "/bin/busybox");
+	EXPECT_EQ(k->busybox, stock + "/bin/busybox"); // $STAP_PMU_ARM64_ROOT is searched first
 	EXPECT_FALSE(k->pseudo_nmi); // a similar name is not the option
 	write(e + "/build/include/generated/autoconf.h",
 	      "#define CONFIG_ARM64 1\n#define CONFIG_ARM64_PSEUDO_NMI 1\n");

@@ -40,6 +40,8 @@ rc=$?
 echo "run time: $(( $(date +%s) - start )) s"
 python3 - "$work/out" "$work/err" "$rc" "$busy" <<'PY'
 import re, sys
+sys.path.insert(0, "tests/lib")
+from loader_status import loader_counts
 out = open(sys.argv[1]).read().splitlines()
 err = open(sys.argv[2]).read().splitlines()
 rc, busy = int(sys.argv[3]), int(sys.argv[4])
@@ -77,17 +79,8 @@ for l in out:
     if mm:
         busy_counted[int(mm[1])] = int(mm[2])
 busy_lines = len([l for l in out if re.fullmatch(r"b{40} busy 44", l)])
-dropped = skipped = nested = 0
-for l in err:
-    mm = re.fullmatch(r"WARNING: (\d+) output records? dropped.*", l)
-    if mm:
-        dropped = int(mm[1])
-    mm = re.fullmatch(r"WARNING: (\d+) probe hits? skipped.*", l)
-    if mm:
-        skipped = int(mm[1])
-    mm = re.fullmatch(r"stap-pmu: (\d+) output records? through the nested \(NMI\) rings", l)
-    if mm:
-        nested = int(mm[1])
+st = loader_counts(err)
+dropped, skipped, nested = st["dropped"], st["skipped"], st["nested"]
 for ev in ("insn", "cycles"):
     n = lines[ev]
     check(hits[ev] > 0, "no %s sample" % ev)

@@ -49,7 +49,7 @@ rc=$?
 python3 - "$work/out" "$work/err" "$rc" "$rounds" "$busy" <<'PY'
 import re, sys
 sys.path.insert(0, "tests/lib")
-from loader_status import loader_counts
+from guest_checks import finish, loader_counts
 out = open(sys.argv[1]).read().splitlines()
 err = open(sys.argv[2]).read().splitlines()
 rc, rounds, busy = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
@@ -127,10 +127,5 @@ check(not any(re.search("WARNING|BUG|Oops", l) for l in err
 print("rounds %d handled %d in_probe %d printed %d (over a body %d, nested records %d) "
       "locked probe counted %d, per-CPU probe %d, skipped %d" %
       (r, handled, inprobe, printed, over, nested, counted, pc, skipped))
-for f in fails:
-    print("FAIL:", f)
-if fails:
-    print("--- stdout (last 30 lines)"); print("\n".join(out[-30:]))
-    print("--- stderr"); print("\n".join(err))
-    sys.exit(1)
+finish(fails, out, err)
 PY

@@ -41,7 +41,7 @@ echo "run time: $(( $(date +%s) - start )) s"
 python3 - "$work/out" "$work/err" "$rc" "$busy" <<'PY'
 import re, sys
 sys.path.insert(0, "tests/lib")
-from loader_status import loader_counts
+from guest_checks import finish, loader_counts
 out = open(sys.argv[1]).read().splitlines()
 err = open(sys.argv[2]).read().splitlines()
 rc, busy = int(sys.argv[3]), int(sys.argv[4])
@@ -107,10 +107,5 @@ print("hits insn %d cycles %d, lines insn %d cycles %d, over a body insn %d cycl
       "nested records %d, busy %d lines of %d, dropped %d" %
       (hits["insn"], hits["cycles"], len(lines["insn"]), len(lines["cycles"]), over["insn"],
        over["cycles"], nested, busy_lines, 2 * busy, dropped))
-for f in fails:
-    print("FAIL:", f)
-if fails:
-    print("--- stdout (last 30 lines)"); print("\n".join(out[-30:]))
-    print("--- stderr"); print("\n".join(err))
-    sys.exit(1)
+finish(fails, out, err)
 PY

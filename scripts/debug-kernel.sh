@@ -1,6 +1,12 @@
 #!/bin/sh
 # debug-kernel.sh - build the debugging guest kernel (issue 18) once, into a cache.
 #
+# Architectures: x86_64 (the default) and arm64 (--arch arm64: cross-built
+# with aarch64-linux-gnu-gcc, fragment scripts/debug-kernel/arm64.config with
+# ARM64_PSEUDO_NMI, release 6.1.N-debug-arm64, an Image to boot instead of a
+# bzImage). The arm64 entry's hash also covers "arch arm64" and the cross
+# compiler's version; the x86 one is unchanged by --arch's existence.
+#
 # Source: Debian's own linux-source-6.1 (the same upstream release and Debian
 # patches as the stock linux-image-6.1.0-*-amd64 the guest suite boots), from
 # /usr/src when the package is installed (install-deps.sh --debug-kernel), else
@@ -12,18 +18,19 @@
 # Cache: $STAP_PMU_KERNEL_CACHE (default ~/.cache/stap-pmu/kernels)/
 #   <source version>-<hash of fragment, recipe and compiler>/
 #     build/         the built tree: `-r <this dir>/build` builds modules for it
-#     bzImage, vmlinux, System.map   links into build/
+#     bzImage (x86) or Image (arm64), vmlinux, System.map   links into build/
 #     lib/modules/<release>/          `make modules_install` (brd.ko, ...)
 #     release        the kernel's release string (uname -r)
+#     arch           the kbuild ARCH (x86 or arm64; an entry without it is x86)
 #     build.log      the full make output
 # A second run finds the complete entry and only prints its path.
 #
-# Usage: debug-kernel.sh [--print-dir]  (prints the entry's directory, builds nothing)
+# Usage: debug-kernel.sh [--arch x86_64|arm64] [--print-dir]
+#   --print-dir prints the entry's directory and builds nothing
 # Environment: STAP_PMU_JOBS (default 2) parallel jobs for make.
 set -eu
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-frag=$root/scripts/debug-kernel/x86_64.config
 line=6.1
 pkg=linux-source-$line
 cache=${STAP_PMU_KERNEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/stap-pmu/kernels}
@@ -34,13 +41,28 @@ recipe=2
 say() { echo "debug-kernel: $*" >&2; }
 die() { say "error: $*"; exit 1; }
 
+usage="usage: debug-kernel.sh [--arch x86_64|arm64] [--print-dir]"
 print_only=0
-for arg in "$@"; do
-	case $arg in
+arch=x86_64
+while [ $# -gt 0 ]; do
+	case $1 in
 	--print-dir) print_only=1 ;;
-	*) die "unknown argument '$arg' (usage: debug-kernel.sh [--print-dir])" ;;
+	--arch) [ $# -ge 2 ] || die "--arch needs a value ($usage)"; arch=$2; shift ;;
+	--arch=*) arch=${1#--arch=} ;;
+	*) die "unknown argument '$1' ($usage)" ;;
 	esac
+	shift
 done
+# kbuild's ARCH, the cross compiler, the image make builds and QEMU boots
+case $arch in
+x86_64 | x86 | amd64)
+	arch=x86_64 karch=x86 cross="" cc=gcc image=bzImage ;;
+arm64 | aarch64)
+	arch=arm64 karch=arm64 cross=aarch64-linux-gnu- cc=aarch64-linux-gnu-gcc image=Image ;;
+*) die "unknown architecture '$arch' ($usage)" ;;
+esac
+frag=$root/scripts/debug-kernel/$arch.config
+kmake() { make ARCH=$karch ${cross:+CROSS_COMPILE=$cross} "$@"; }
 
 [ -f "$frag" ] || die "no config fragment $frag"
 
@@ -54,8 +76,11 @@ if [ -z "$ver" ]; then
 		die "apt knows no $pkg (run apt-get update, or install-deps.sh --debug-kernel)"
 fi
 
-hash=$( { echo "recipe $recipe"; gcc --version | head -n 1; cat "$frag"; } |
-	sha256sum | cut -c1-12)
+command -v "$cc" >/dev/null 2>&1 ||
+	die "'$cc' is missing (install-deps.sh --debug-kernel installs it)"
+# x86's input is what it was before --arch existed (its cache entry stays valid)
+hash=$( { echo "recipe $recipe"; [ "$arch" = x86_64 ] || echo "arch $arch"
+	"$cc" --version | head -n 1; cat "$frag"; } | sha256sum | cut -c1-12)
 dir=$cache/$ver-$hash
 if [ "$print_only" = 1 ]; then
 	echo "$dir"
@@ -102,10 +127,10 @@ fi
 # ---- config ----
 cd "$dir/build"
 if [ ! -f .stap-pmu-configured ]; then
-	say "configuring: tinyconfig + $(basename "$frag")"
-	make -s tinyconfig >/dev/null
-	./scripts/kconfig/merge_config.sh -m .config "$frag" >"$dir/config.log" 2>&1
-	make -s olddefconfig >>"$dir/config.log" 2>&1
+	say "configuring: $karch tinyconfig + $(basename "$frag")"
+	kmake -s tinyconfig >/dev/null
+	ARCH=$karch ./scripts/kconfig/merge_config.sh -m .config "$frag" >"$dir/config.log" 2>&1
+	kmake -s olddefconfig >>"$dir/config.log" 2>&1
 	# every option of the fragment must have survived olddefconfig
 	lost=""
 	while IFS= read -r l; do
@@ -126,7 +151,7 @@ if [ ! -f .stap-pmu-configured ]; then
 fi
 
 # ---- build, with a progress line a minute ----
-say "building bzImage and modules with -j$jobs (log: $dir/build.log); an hour or more on 2 cores"
+say "building $image and modules for $karch with -j$jobs (log: $dir/build.log); an hour or more on 2 cores"
 (
 	while sleep 60; do
 		n=$(grep -c '^  CC' "$dir/build.log" 2>/dev/null || true)
@@ -134,24 +159,25 @@ say "building bzImage and modules with -j$jobs (log: $dir/build.log); an hour or
 	done
 ) &
 progress=$!
-trap 'kill $progress 2>/dev/null' EXIT
+trap 'kill $progress 2>/dev/null || true' EXIT
 rc=0
-make -j"$jobs" bzImage modules >"$dir/build.log" 2>&1 || rc=$?
+kmake -j"$jobs" "$image" modules >"$dir/build.log" 2>&1 || rc=$?
 kill $progress 2>/dev/null || true
 if [ "$rc" != 0 ]; then
 	tail -n 30 "$dir/build.log" >&2
 	die "make failed (exit $rc); full log: $dir/build.log"
 fi
-rel=$(make -s kernelrelease)
+rel=$(kmake -s kernelrelease)
 rm -rf "$dir/lib"
-make -s INSTALL_MOD_PATH="$dir" INSTALL_MOD_STRIP=1 modules_install >>"$dir/build.log" 2>&1
+kmake -s INSTALL_MOD_PATH="$dir" INSTALL_MOD_STRIP=1 modules_install >>"$dir/build.log" 2>&1
 # modules_install links build/source at the tree; keep them pointing into the cache
 ln -sfn "$dir/build" "$dir/lib/modules/$rel/build"
 rm -f "$dir/lib/modules/$rel/source"
-ln -sfn build/arch/x86/boot/bzImage "$dir/bzImage"
+ln -sfn "build/arch/$karch/boot/$image" "$dir/$image"
 ln -sfn build/vmlinux "$dir/vmlinux"
 ln -sfn build/System.map "$dir/System.map"
 echo "$rel" >"$dir/release"
+echo "$karch" >"$dir/arch"
 touch "$dir/complete"
 say "built $rel in $(( ($(date +%s) - start) / 60 )) min: $dir"
 echo "$dir"

@@ -27,7 +27,10 @@
 # --debug-kernel: also what scripts/debug-kernel.sh builds the debugging guest
 # kernel from and with: Debian's linux-source-6.1 (the stock 6.1 kernel's
 # source, ~140 MB), flex, bison, bc and pahole (dwarves, for BTF). Without
-# it, debug-kernel.sh downloads the source package itself.
+# it, debug-kernel.sh downloads the source package itself. The arm64 one
+# (debug-kernel.sh --arch arm64) is cross-built with gcc-aarch64-linux-gnu,
+# installed in any case (above), and boots with the arm64 busybox the
+# default run unpacks.
 set -eu
 
 PKGS="build-essential cmake pkg-config libpfm4-dev libdw-dev libelf-dev libbpf-dev libzstd-dev

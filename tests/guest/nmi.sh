@@ -48,6 +48,8 @@ echo nmi 10 > /proc/stp_testmod && cat /proc/stp_testmod'
 rc=$?
 python3 - "$work/out" "$work/err" "$rc" "$rounds" "$busy" <<'PY'
 import re, sys
+sys.path.insert(0, "tests/lib")
+from guest_checks import finish, loader_counts
 out = open(sys.argv[1]).read().splitlines()
 err = open(sys.argv[2]).read().splitlines()
 rc, rounds, busy = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
@@ -99,14 +101,8 @@ for c, v in seqs.items():
           (c, rounds, len(v)))
     ends = [l for l in out if l.startswith("end nmi cpu%d " % c)]
     counted += int(ends[0].split()[-1]) if len(ends) == 1 else 0
-skipped = nested = 0
-for l in err:
-    mm = re.fullmatch(r"WARNING: (\d+) probe hits skipped", l)
-    if mm:
-        skipped = int(mm[1])
-    mm = re.fullmatch(r"stap-pmu: (\d+) output records? through the nested \(NMI\) rings", l)
-    if mm:
-        nested = int(mm[1])
+st = loader_counts(err)
+skipped, nested = st["skipped"], st["nested"]
 check(any(re.search(r"stap_pmu_[0-9a-f]+: probes: 4 entry through ftrace_ops, 0 kprobes", l)
           for l in err), "the module's functions not probed through the ftrace_ops")
 check(0 < over <= inprobe, "NMI lines over a body %d, expected 1..in_probe %d" % (over, inprobe))
@@ -131,10 +127,5 @@ check(not any(re.search("WARNING|BUG|Oops", l) for l in err
 print("rounds %d handled %d in_probe %d printed %d (over a body %d, nested records %d) "
       "locked probe counted %d, per-CPU probe %d, skipped %d" %
       (r, handled, inprobe, printed, over, nested, counted, pc, skipped))
-for f in fails:
-    print("FAIL:", f)
-if fails:
-    print("--- stdout (last 30 lines)"); print("\n".join(out[-30:]))
-    print("--- stderr"); print("\n".join(err))
-    sys.exit(1)
+finish(fails, out, err)
 PY

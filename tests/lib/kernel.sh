@@ -17,19 +17,26 @@
 #                    the stock arm64 kernel of that line (install-deps.sh
 #                    unpacks no other arm64 flavour).
 # Installed means: amd64, /boot/vmlinuz-R with /usr/src/linux-headers-R or
-# /lib/modules/R/build, or a kernel built by scripts/debug-kernel.sh (release
-# 6.1.N-debug-amd64: the "6.1-debug" spec) in $STAP_PMU_KERNEL_CACHE or
-# ~/.cache/stap-pmu/kernels; arm64, R/.complete in $STAP_PMU_ARM64_ROOT,
-# /var/cache/stap-pmu/arm64 or ~/.cache/stap-pmu/arm64 (scripts/install-deps.sh).
+# /lib/modules/R/build; arm64, R/.complete in $STAP_PMU_ARM64_ROOT,
+# /var/cache/stap-pmu/arm64 or ~/.cache/stap-pmu/arm64 (scripts/install-deps.sh);
+# for both, a kernel built by scripts/debug-kernel.sh [--arch arm64] (release
+# 6.1.N-debug-amd64 / 6.1.N-debug-arm64: the "6.1-debug" spec) in
+# $STAP_PMU_KERNEL_CACHE or ~/.cache/stap-pmu/kernels.
 #
 #   kernel_modules_dir R      prints /lib/modules/R, or a built kernel's copy of it
 #                             (run: `tests/lib/kernel.sh --modules-dir R`).
 
-# The entries of scripts/debug-kernel.sh's cache that are complete.
+# The entries of scripts/debug-kernel.sh's cache that are complete; with an
+# architecture (amd64, arm64), those built for it (an entry without an arch
+# file is x86's: the script wrote none before --arch).
 built_kernel_dirs() {
-	local f
+	local f d a
 	for f in "${STAP_PMU_KERNEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/stap-pmu/kernels}"/*/complete; do
-		[[ -f $f && -f ${f%/complete}/release ]] && echo "${f%/complete}"
+		d=${f%/complete}
+		[[ -f $f && -f $d/release ]] || continue
+		a=$(cat "$d/arch" 2>/dev/null || echo x86)
+		[[ $a == x86 ]] && a=amd64
+		[[ -z ${1:-} || $a == "$1" ]] && echo "$d"
 	done
 }
 
@@ -56,13 +63,14 @@ installed_kernels() {
 				[[ -f $f ]] && basename "$(dirname "$f")"
 			done
 		done
-		return
+	else
+		for f in /boot/vmlinuz-*; do
+			r=${f#/boot/vmlinuz-}
+			[[ -f $f && ( -d /usr/src/linux-headers-$r || -d /lib/modules/$r/build ) ]] &&
+				echo "$r"
+		done
 	fi
-	for f in /boot/vmlinuz-*; do
-		r=${f#/boot/vmlinuz-}
-		[[ -f $f && ( -d /usr/src/linux-headers-$r || -d /lib/modules/$r/build ) ]] && echo "$r"
-	done
-	for d in $(built_kernel_dirs); do
+	for d in $(built_kernel_dirs "$1"); do
 		cat "$d/release"
 	done
 }
@@ -100,6 +108,7 @@ test_kernel() {
 	if [[ -z $r ]]; then
 		local how=scripts/install-deps.sh
 		[[ $variant == debug ]] && how=scripts/debug-kernel.sh
+		[[ $variant == debug && $arch == arm64 ]] && how="scripts/debug-kernel.sh --arch arm64"
 		echo "kernel.sh: no $line kernel of the $flavour flavour installed (wanted by '$1');" \
 			"run $how" >&2
 		return 1

@@ -258,6 +258,66 @@ TEST(KernelBuilt, ReleaseFromTheCache)
 	fs::remove_all(cache);
 }
 
+// An arm64 kernel built by scripts/debug-kernel.sh --arch arm64 (release
+// 6.1.N-debug-arm64): -a arm64 selects it by its release (find_foreign_kernel),
+// it boots its Image with an unpacked arm64 kernel's busybox, and its tree's
+// CONFIG_ARM64_PSEUDO_NMI (not its name) says it has pseudo-NMIs; the x86 path
+// refuses it with the option that selects it.
+TEST(KernelBuilt, Arm64EntryIsAForeignKernel)
+{
+	std::string cache = temp_dir(), roots = temp_dir(), rel = "6.1.192-debug-arm64";
+	const char *oc = getenv("STAP_PMU_KERNEL_CACHE"), *orr = getenv("STAP_PMU_ARM64_ROOT");
+	std::string saved_c = oc ? oc : "", saved_r = orr ? orr : "";
+	setenv("STAP_PMU_KERNEL_CACHE", cache.c_str(), 1);
+	setenv("STAP_PMU_ARM64_ROOT", roots.c_str(), 1);
+	std::string e = cache + "/6.1.192-3-0123456789ab";
+	write(e + "/release", rel + "\n");
+	write(e + "/build/Makefile", "include /dev/null\n");
+	write(e + "/build/include/generated/autoconf.h",
+	      "#define CONFIG_ARM64 1\n#define CONFIG_ARM64_PSEUDO_NMI_X 1\n");
+	write(e + "/build/include/generated/utsrelease.h", "#define UTS_RELEASE \"" + rel + "\"\n");
+	write(e + "/Image", "Image");
+	write(e + "/complete", "");
+	// no unpacked arm64 kernel: no busybox for its guest (only checkable where
+	// the fixed root /var/cache/stap-pmu/arm64 has none either)
+	if (!kernel::find_foreign_kernel("arm64", "")) {
+		auto none = kernel::find_foreign_kernel("arm64", rel);
+		ASSERT_FALSE(none);
+		EXPECT_EQ(none.error().what.rfind("no static arm64 busybox for the guest of " + rel, 0),
+			  0u) << none.error().what;
+	}
+	std::string stock = roots + "/6.1.0-57-arm64";
+	write(stock + "/.complete", "");
+	write(stock + "/bin/busybox", "busybox");
+	auto k = kernel::find_foreign_kernel("arm64", rel);
+	ASSERT_TRUE(k) << k.error().what;
+	EXPECT_EQ(k->release, rel);
+	EXPECT_EQ(k->arch, "arm64");
+	EXPECT_EQ(k->boot_image(), e + "/Image");
+	EXPECT_EQ(k->busybox, stock + "/bin/busybox"); // $STAP_PMU_ARM64_ROOT is searched first
+	EXPECT_FALSE(k->pseudo_nmi); // a similar name is not the option
+	write(e + "/build/include/generated/autoconf.h",
+	      "#define CONFIG_ARM64 1\n#define CONFIG_ARM64_PSEUDO_NMI 1\n");
+	k = kernel::find_foreign_kernel("arm64", rel);
+	ASSERT_TRUE(k) << k.error().what;
+	EXPECT_TRUE(k->pseudo_nmi);
+	EXPECT_TRUE(kernel::tree_config_set(e + "/build", "CONFIG_ARM64_PSEUDO_NMI"));
+	EXPECT_FALSE(kernel::tree_config_set(e + "/build", "CONFIG_KASAN"));
+	auto x86 = kernel::find_guest_kernel(rel, true, false);
+	ASSERT_FALSE(x86);
+	EXPECT_EQ(x86.error().what, "kernel " + rel + " is built for arm64; select it with -a arm64");
+	if (oc)
+		setenv("STAP_PMU_KERNEL_CACHE", saved_c.c_str(), 1);
+	else
+		unsetenv("STAP_PMU_KERNEL_CACHE");
+	if (orr)
+		setenv("STAP_PMU_ARM64_ROOT", saved_r.c_str(), 1);
+	else
+		unsetenv("STAP_PMU_ARM64_ROOT");
+	fs::remove_all(cache);
+	fs::remove_all(roots);
+}
+
 // A tiny ELF compressed into one zstd frame inside bzImage-like bytes (setup
 // code before, the 4-byte size trailer after, as in a CONFIG_KERNEL_ZSTD image).
 TEST(KernelVmlinux, ZstdFrame)

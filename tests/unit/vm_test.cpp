@@ -316,6 +316,33 @@ TEST(VmQemu, Argv)
 						    "file:/t/stderr.log", "pipe:/t/control"}));
 }
 
+// arm64: -M virt with the GIC QEMU picks; a kernel with pseudo-NMIs gets a
+// GICv3 (pseudo-NMIs need its priority masking) and irqchip.gicv3_pseudo_nmi=1.
+TEST(VmQemu, Arm64PseudoNmi)
+{
+	auto o = sample_options();
+	vm::set_arch_defaults(o, "arm64");
+	auto after = [](const std::vector<std::string> &a, const std::string &flag) {
+		auto it = std::find(a.begin(), a.end(), flag);
+		return it == a.end() || it + 1 == a.end() ? std::string() : *(it + 1);
+	};
+	auto a = vm::qemu_argv(o, "/t/initrd.img", "/t");
+	EXPECT_EQ(a[0], "qemu-system-aarch64");
+	EXPECT_EQ(after(a, "-M"), "virt");
+	EXPECT_EQ(after(a, "-icount"), "shift=0");
+	EXPECT_EQ(after(a, "-append"), "console=ttyAMA0 panic=-1 oops=panic loglevel=4 nokaslr");
+	o.kernel.pseudo_nmi = true;
+	a = vm::qemu_argv(o, "/t/initrd.img", "/t");
+	EXPECT_EQ(after(a, "-M"), "virt,gic-version=3");
+	EXPECT_EQ(after(a, "-append"),
+		  "console=ttyAMA0 panic=-1 oops=panic loglevel=4 nokaslr irqchip.gicv3_pseudo_nmi=1");
+	// on x86 the flag means nothing
+	vm::set_arch_defaults(o, "x86");
+	a = vm::qemu_argv(o, "/t/initrd.img", "/t");
+	EXPECT_EQ(std::find(a.begin(), a.end(), "-M"), a.end());
+	EXPECT_EQ(after(a, "-append").find("gicv3"), std::string::npos);
+}
+
 // The driver fills VmOptions::kernel.boot_image from GuestKernel::boot_image():
 // the PVH vmlinux is preferred, the vmlinuz is the fallback.
 TEST(VmQemu, BootImagePrefersVmlinux)

@@ -96,6 +96,15 @@ std::optional<std::string> tree_release(const std::string &dir)
 	return std::nullopt;
 }
 
+bool tree_config_set(const std::string &dir, const std::string &sym)
+{
+	if (auto s = sys::read_file(dir + "/include/generated/autoconf.h", 8 << 20))
+		return s->find("#define " + sym + " 1\n") != std::string::npos;
+	if (auto s = sys::read_file(dir + "/.config", 8 << 20))
+		return s->find("\n" + sym + "=y\n") != std::string::npos;
+	return false;
+}
+
 std::string tree_arch(const std::string &dir)
 {
 	struct Probe {
@@ -106,16 +115,9 @@ std::string tree_arch(const std::string &dir)
 		{"CONFIG_ARM", "arm"},     {"CONFIG_RISCV", "riscv"}, {"CONFIG_PPC64", "powerpc"},
 		{"CONFIG_S390", "s390"},
 	};
-	if (auto s = sys::read_file(dir + "/include/generated/autoconf.h", 8 << 20)) {
-		for (const auto &p : probes)
-			if (s->find(std::string("#define ") + p.sym + " 1\n") != std::string::npos)
-				return p.arch;
-	}
-	if (auto s = sys::read_file(dir + "/.config", 8 << 20)) {
-		for (const auto &p : probes)
-			if (s->find(std::string("\n") + p.sym + "=y\n") != std::string::npos)
-				return p.arch;
-	}
+	for (const auto &p : probes)
+		if (tree_config_set(dir, p.sym))
+			return p.arch;
 	return "";
 }
 
@@ -406,10 +408,67 @@ std::vector<std::string> foreign_kernel_roots(const std::string &debian_arch)
 	return v;
 }
 
+namespace {
+
+// A kernel built by scripts/debug-kernel.sh: its bzImage boots (QEMU exits at
+// once on the PVH entry of the KASAN vmlinux), or on arm64 its Image; its
+// vmlinux, nothing extracted, gives BTF and symbols.
+Result<GuestKernel> built_guest_kernel(const std::string &dir)
+{
+	Result<BuildTree> t = find_build_tree(dir + "/build");
+	if (!t)
+		return t.error();
+	GuestKernel k;
+	k.release = t->release;
+	k.build_dir = t->dir;
+	k.arch = t->arch;
+	k.vmlinuz = dir + (k.arch == "arm64" ? "/Image" : "/bzImage");
+	k.boot = k.vmlinuz;
+	k.pseudo_nmi = k.arch == "arm64" && tree_config_set(k.build_dir, "CONFIG_ARM64_PSEUDO_NMI");
+	if (is_complete_elf(dir + "/vmlinux"))
+		k.vmlinux = dir + "/vmlinux";
+	if (access(k.boot_image().c_str(), R_OK) != 0)
+		return fail("cannot read " + k.boot_image() + ": " + strerror(errno) +
+			    "; run scripts/debug-kernel.sh again");
+	return k;
+}
+
+// The arm64 kernel scripts/debug-kernel.sh built in dir: booted with the
+// static busybox of an unpacked (install-deps.sh) kernel of that architecture.
+Result<GuestKernel> built_foreign_kernel(const std::string &debian_arch, const std::string &dir,
+					 const std::vector<std::string> &roots)
+{
+	Result<GuestKernel> k = built_guest_kernel(dir);
+	if (!k)
+		return k;
+	if (normalize_arch(k->arch) != debian_arch)
+		return fail("kernel " + k->release + " in " + dir + " is built for " + k->arch +
+			    ", not " + debian_arch);
+	for (const std::string &root : roots) {
+		std::error_code ec;
+		for (const auto &e : fs::directory_iterator(root, ec)) {
+			std::string bb = e.path().string() + "/bin/busybox";
+			if (is_file(e.path().string() + "/.complete") && is_file(bb)) {
+				k->busybox = bb;
+				return k;
+			}
+		}
+	}
+	return fail("no static " + debian_arch + " busybox for the guest of " + k->release +
+		    " (none unpacked in " + roots.front() + " or the other roots); run " +
+		    "scripts/install-deps.sh as root");
+}
+
+} // namespace
+
 Result<GuestKernel> find_foreign_kernel(const std::string &debian_arch, const std::string &release,
 					const std::string &sysroot)
 {
 	auto roots = foreign_kernel_roots(debian_arch);
+	// a kernel scripts/debug-kernel.sh built ("6.1.192-debug-arm64")
+	if (!release.empty() && sysroot.empty())
+		if (std::string b = built_kernel_dir(release); !b.empty())
+			return built_foreign_kernel(debian_arch, b, roots);
 	for (const std::string &root : roots) {
 		std::vector<std::string> rels;
 		std::error_code ec;
@@ -438,6 +497,7 @@ Result<GuestKernel> find_foreign_kernel(const std::string &debian_arch, const st
 			return t.error();
 		k.build_dir = t->dir;
 		k.arch = t->arch;
+		k.pseudo_nmi = k.arch == "arm64" && tree_config_set(k.build_dir, "CONFIG_ARM64_PSEUDO_NMI");
 		k.busybox = base + "/bin/busybox";
 		if (!is_file(k.vmlinuz))
 			return fail("unpacked " + debian_arch + " kernel " + base + " has no " + k.vmlinuz +
@@ -637,38 +697,18 @@ void add_vmlinux(GuestKernel &k, bool verbose)
 
 } // namespace
 
-namespace {
-
-// A kernel built by scripts/debug-kernel.sh: its bzImage boots (QEMU exits at
-// once on the PVH entry of the KASAN vmlinux); its vmlinux, nothing extracted,
-// gives BTF and symbols.
-Result<GuestKernel> built_guest_kernel(const std::string &dir)
-{
-	Result<BuildTree> t = find_build_tree(dir + "/build");
-	if (!t)
-		return t.error();
-	GuestKernel k;
-	k.release = t->release;
-	k.build_dir = t->dir;
-	k.arch = t->arch;
-	k.vmlinuz = dir + "/bzImage";
-	k.boot = k.vmlinuz;
-	if (is_complete_elf(dir + "/vmlinux"))
-		k.vmlinux = dir + "/vmlinux";
-	if (access(k.boot_image().c_str(), R_OK) != 0)
-		return fail("cannot read " + k.boot_image() + ": " + strerror(errno) +
-			    "; run scripts/debug-kernel.sh again");
-	return k;
-}
-
-} // namespace
 
 Result<GuestKernel> find_guest_kernel(const std::string &release, bool extract, bool verbose,
 				      const std::string &root)
 {
 	if (!release.empty() && root.empty() && !is_file("/boot/vmlinuz-" + release))
-		if (std::string b = built_kernel_dir(release); !b.empty())
-			return built_guest_kernel(b);
+		if (std::string b = built_kernel_dir(release); !b.empty()) {
+			Result<GuestKernel> k = built_guest_kernel(b);
+			if (k && normalize_arch(k->arch) != host_debian_arch())
+				return fail("kernel " + release + " is built for " + k->arch +
+					    "; select it with -a " + k->arch);
+			return k;
+		}
 	Result<std::vector<std::string>> releases = guest_releases(release, root);
 	if (!releases)
 		return releases.error();

@@ -74,6 +74,10 @@ std::optional<std::string> tree_release(const std::string &dir);
 // kbuild ARCH of a tree from include/generated/autoconf.h (or .config); "" if unknown.
 std::string tree_arch(const std::string &dir);
 
+// True when the tree's configuration sets the bool/tristate option sym
+// ("CONFIG_ARM64_PSEUDO_NMI") to y: include/generated/autoconf.h, else .config.
+bool tree_config_set(const std::string &dir, const std::string &sym);
+
 // Natural version order ("6.1.0-9-amd64" < "6.1.0-57-amd64" < "6.10.0-1-amd64"):
 // digit runs compare as numbers, everything else bytewise. <0, 0, >0.
 int compare_versions(std::string_view a, std::string_view b);
@@ -90,6 +94,9 @@ struct GuestKernel {
 	std::string arch;      // kbuild ARCH of the tree
 	std::string busybox;   // static busybox for the guest ("" : the host's /bin/busybox)
 	std::string boot;      // what QEMU boots when not the default below (built kernels)
+	// arm64 built with CONFIG_ARM64_PSEUDO_NMI (its tree says so): booted on a
+	// GICv3 with irqchip.gicv3_pseudo_nmi=1, the PMU interrupt is an NMI
+	bool pseudo_nmi = false;
 	const std::string &boot_image() const
 	{
 		return !boot.empty() ? boot : vmlinux.empty() ? vmlinuz : vmlinux;
@@ -121,9 +128,11 @@ Result<GuestKernel> find_foreign_kernel(const std::string &debian_arch,
 // Kernels built by scripts/debug-kernel.sh (the debugging guest kernel), one
 // entry a configuration: <built_kernels_root()>/<source version>-<config hash>/
 // with a `complete` stamp, `release` (uname -r), build/ (the built kbuild tree),
-// vmlinux, bzImage and lib/modules/<release>/. find_build_tree and
-// find_guest_kernel take their release like an installed one's ("-r
-// 6.1.192-debug-amd64") when /lib/modules, /usr/src and /boot have none.
+// vmlinux, bzImage (x86) or Image (arm64) and lib/modules/<release>/.
+// find_build_tree and find_guest_kernel (x86) or find_foreign_kernel (arm64:
+// "-a arm64 -r 6.1.192-debug-arm64", busybox from an unpacked arm64 kernel)
+// take their release like an installed one's ("-r 6.1.192-debug-amd64") when
+// /lib/modules, /usr/src and /boot (the foreign roots) have none.
 // Root: $STAP_PMU_KERNEL_CACHE (absolute), else cache_dir()/kernels.
 std::string built_kernels_root();
 // The complete entry that built `release` (the newest, when several); "" if none.

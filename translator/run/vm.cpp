@@ -187,8 +187,12 @@ std::string kernel_cmdline(const VmOptions &o)
 			" panic=-1 oops=panic loglevel=4";
 	// arm64: no KASLR, so that -icount instruction counts of kernel paths
 	// (module tree lookups depend on addresses) repeat from boot to boot
-	if (o.arch == "arm64")
+	if (o.arch == "arm64") {
 		c += " nokaslr";
+		// a pseudo-NMI kernel (on the GICv3 qemu_argv gives it): PMU overflows are NMIs
+		if (o.kernel.pseudo_nmi)
+			c += " irqchip.gicv3_pseudo_nmi=1";
+	}
 	// x86: skip the boot check that the IO-APIC timer ticks; on a loaded
 	// host a TCG guest can miss its window and panic with "IO-APIC + timer
 	// doesn't work" before /init runs (seen at load average 15)
@@ -226,7 +230,8 @@ std::vector<std::string> qemu_argv(const VmOptions &o, const std::string &initrd
 	if (arm64)
 		// -icount shift=0: one guest instruction per virtual ns, so the
 		// emulated PMUv3 counts exact, repeatable instruction numbers.
-		a.insert(a.end(), {"-M", "virt", "-accel", o.accel, "-icount", "shift=0"});
+		a.insert(a.end(), {"-M", o.kernel.pseudo_nmi ? "virt,gic-version=3" : "virt",
+				   "-accel", o.accel, "-icount", "shift=0"});
 	else
 		a.insert(a.end(), {"-accel", o.accel});
 	a.insert(a.end(), {"-cpu", o.cpu,

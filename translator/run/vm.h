@@ -33,6 +33,9 @@ struct GuestImage {
 	std::string boot_image; // what QEMU boots (-kernel): the PVH vmlinux, else the vmlinuz
 	std::string arch;       // kbuild ARCH it is built for ("" : not known)
 	std::string busybox;    // static busybox for the guest ("" : VmOptions::busybox_path)
+	// arm64 kernel with CONFIG_ARM64_PSEUDO_NMI: -M virt,gic-version=3 and
+	// irqchip.gicv3_pseudo_nmi=1, so the PMU overflow interrupt is an NMI
+	bool pseudo_nmi = false;
 };
 
 struct VmOptions {

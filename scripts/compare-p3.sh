@@ -4,7 +4,9 @@
 # pass pass 2 and the guest scripts) and reports every script whose output (stdout,
 # stderr with the binary's name masked, exit status) differs. For a change
 # that must not change translation (e.g. lazy tapset parsing): build the
-# base commit, keep its binary, and compare. Exit status 1 if any differs.
+# base commit, keep its binary, and compare. ARGS: more options for both
+# (e.g. ARGS="-r 6.1.0-57-amd64", as corpus.must-translate runs).
+# Exit status 1 if any differs.
 set -u
 old=$1
 new=$2
@@ -20,7 +22,7 @@ for f in $(find "$@" -name '*.stp' | sort); do
 	n=$((n + 1))
 	for b in old new; do
 		eval bin=\$$b
-		timeout 120 "$bin" -p"${PASS:-3}" "$f" >"$tmp/$b.out" 2>"$tmp/$b.err"
+		timeout 120 "$bin" -p"${PASS:-3}" ${ARGS:-} "$f" >"$tmp/$b.out" 2>"$tmp/$b.err"
 		echo "exit $?" >>"$tmp/$b.out"
 		sed "s|$bin|STAP_PMU|g" "$tmp/$b.err" >>"$tmp/$b.out"
 	done

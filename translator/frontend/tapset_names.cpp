@@ -4,22 +4,15 @@
 // C (%{ %}), numbers, $# and @N, and the preprocessor's %( %? %: %).
 #include "translator/frontend/tapset_names.h"
 
+#include <algorithm>
 #include <cctype>
 #include <vector>
+
+#include "translator/frontend/lexer.h"
 
 namespace stap_pmu {
 
 namespace {
-
-bool ident_start(char c)
-{
-	return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$';
-}
-
-bool ident_char(char c)
-{
-	return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$';
-}
 
 class Scanner {
 public:
@@ -54,8 +47,7 @@ private:
 			return;
 		}
 		if (c == '#' || (c == '/' && at(1) == '/')) {
-			while (i_ < s_.size() && s_[i_] != '\n')
-				i_++;
+			i_ = std::min(s_.find('\n', i_), s_.size());
 			return;
 		}
 		if (c == '/' && at(1) == '*') {
@@ -73,7 +65,7 @@ private:
 				while (std::isdigit(static_cast<unsigned char>(at(0))))
 					i_++;
 			header_unsure_ = true;
-		} else if (ident_start(c) || (c == '@' && ident_start(at(1)))) {
+		} else if (is_ident_start(c) || (c == '@' && is_ident_start(at(1)))) {
 			word();
 		} else if (std::isdigit(static_cast<unsigned char>(c))) {
 			while (std::isalnum(static_cast<unsigned char>(at(0))))
@@ -99,12 +91,12 @@ private:
 	{
 		bool at_ident = s_[i_] == '@';
 		size_t start = at_ident ? ++i_ : i_;
-		while (ident_char(at(0)))
+		while (is_ident_char(at(0)))
 			i_++;
 		if (s_[start] == '$') // $p->field->field lexes as one name
-			while (at(0) == '-' && at(1) == '>' && ident_start(at(2)) && at(2) != '$') {
+			while (at(0) == '-' && at(1) == '>' && is_ident_start(at(2)) && at(2) != '$') {
 				i_ += 2;
-				while (ident_char(at(0)))
+				while (is_ident_char(at(0)))
 					i_++;
 			}
 		std::string_view w = s_.substr(start, i_ - start);
@@ -230,12 +222,12 @@ TapsetNames scan_tapset_names(std::string_view text)
 void add_identifiers(std::string_view text, std::unordered_set<std::string> &out)
 {
 	for (size_t i = 0; i < text.size();) {
-		if (!ident_start(text[i])) {
+		if (!is_ident_start(text[i])) {
 			i++;
 			continue;
 		}
 		size_t start = i;
-		while (i < text.size() && ident_char(text[i]))
+		while (i < text.size() && is_ident_char(text[i]))
 			i++;
 		out.emplace(text.substr(start, i - start));
 	}

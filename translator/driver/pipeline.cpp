@@ -37,20 +37,19 @@ Parsed parse_pass(std::unique_ptr<SourceFile> source, const ParseOptions &opts,
 			    "add one, e.g. probe begin { printf(\"hello\\n\"); exit() }");
 	if (diags.has_errors())
 		return p;
-	std::vector<TapsetFile> tapsets = load_tapsets(opts.tapset_dirs, opts.pp);
+	TapsetLibrary tapsets = open_tapsets(opts.tapset_dirs, opts.pp);
 	if (opts.syscall_tapsets && needs_syscall_aliases(p.script, tapsets))
 		if (std::optional<std::string> d = opts.syscall_tapsets())
-			for (TapsetFile &f : load_tapsets({*d}, opts.pp))
-				tapsets.push_back(std::move(f));
-	if (!tapsets.empty())
-		p.tapset_sources = resolve_tapsets(p.script, std::move(tapsets), builtin_names(), diags);
+			open_more_tapsets(tapsets, {*d});
+	if (!tapsets.files.empty())
+		p.tapset_sources = resolve_tapsets(p.script, tapsets, builtin_names(), diags);
 	return p;
 }
 
 // Whether the script's probe points, or the points of the tapset aliases
 // they name (signal.syskill is syscall.kill), name a generated syscall.*
 // alias: only then is the kernel's syscall tapset generated and loaded.
-bool needs_syscall_aliases(const Script &script, const std::vector<TapsetFile> &tapsets)
+bool needs_syscall_aliases(const Script &script, TapsetLibrary &tapsets)
 {
 	std::vector<std::string> todo;
 	for (const Probe &pr : script.probes)
@@ -62,8 +61,10 @@ bool needs_syscall_aliases(const Script &script, const std::vector<TapsetFile> &
 		todo.pop_back();
 		if (may_name_syscall_alias(point))
 			return true;
-		for (const TapsetFile &f : tapsets)
-			for (const Probe &a : f.script.probes) {
+		for (size_t i = 0; i < tapsets.files.size(); i++) {
+			if (!tapsets.may_define(i, point))
+				continue; // it has no alias the point can name
+			for (const Probe &a : tapsets.file(i).script.probes) {
 				if (!a.is_alias || seen.count(&a))
 					continue;
 				bool named = false;
@@ -75,6 +76,7 @@ bool needs_syscall_aliases(const Script &script, const std::vector<TapsetFile> &
 				for (const ProbePoint &pp : a.points)
 					todo.push_back(probe_point_str(pp));
 			}
+		}
 	}
 	return false;
 }

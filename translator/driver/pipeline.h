@@ -49,11 +49,12 @@ struct ParseOptions {
 // allowed) could name a syscall.* or nd_syscall.* alias.
 bool may_name_syscall_alias(const std::string &point);
 
-struct TapsetFile;
+struct TapsetLibrary;
 struct Script;
 // Whether script's probe points, directly or through the aliases of tapsets
-// they name, could name a syscall.* or nd_syscall.* alias.
-bool needs_syscall_aliases(const Script &script, const std::vector<TapsetFile> &tapsets);
+// they name, could name a syscall.* or nd_syscall.* alias (parses only the
+// tapset files that may define such an alias).
+bool needs_syscall_aliases(const Script &script, TapsetLibrary &tapsets);
 
 struct Parsed {
 	std::unique_ptr<SourceFile> source;

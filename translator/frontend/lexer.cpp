@@ -26,16 +26,6 @@ constexpr std::array puncts = {
 	"}",   "[",   "]",   ",",  ";",  "?",  ":",
 };
 
-bool is_ident_start(char c)
-{
-	return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$';
-}
-
-bool is_ident_char(char c)
-{
-	return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$';
-}
-
 class Lexer {
 public:
 	Lexer(const SourceFile &f, Diagnostics &d) : file_(f), src_(f.text()), diags_(d) {}

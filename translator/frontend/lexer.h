@@ -1,6 +1,8 @@
 // lexer.h - tokens of the SystemTap language.
 #pragma once
 
+#include <cctype>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -35,6 +37,17 @@ struct Token {
 // Splits a whole file into tokens. Lexical errors are reported to diags;
 // the token list then ends at the error (always with a Tok::End token).
 std::vector<Token> lex(const SourceFile &file, Diagnostics &diags);
+
+// The characters of a name ($ included: $var, $1).
+inline bool is_ident_start(char c)
+{
+	return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$';
+}
+
+inline bool is_ident_char(char c)
+{
+	return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$';
+}
 
 const char *tok_kind_name(Tok k);
 std::string describe(const Token &t); // "'foo'", "end of file", "string \"x\""

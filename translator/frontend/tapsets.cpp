@@ -168,41 +168,116 @@ bool probe_name_prefixes(const std::string &pattern, const std::string &name)
 	return true;
 }
 
+namespace {
+
+std::vector<fs::path> stp_files(const std::string &dir)
+{
+	std::vector<fs::path> files;
+	std::error_code ec;
+	if (!fs::is_directory(dir, ec))
+		return files;
+	for (auto it = fs::recursive_directory_iterator(dir, ec);
+	     !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+		if (it->path().extension() == ".stp")
+			files.push_back(it->path());
+	std::sort(files.begin(), files.end());
+	return files;
+}
+
+void parse_tapset(TapsetFile &t, const PreprocInput &pp)
+{
+	Diagnostics scratch;
+	t.script = parse(*t.source, scratch, pp);
+	for (const Function &f : t.script.functions)
+		t.defines.push_back(f.name);
+	for (const Global &g : t.script.globals)
+		t.defines.push_back(g.name);
+	for (const Probe &pr : t.script.probes)
+		if (pr.is_alias)
+			for (const ProbePoint &n : pr.alias_names)
+				t.defines.push_back(probe_point_str(n));
+	if (scratch.has_errors())
+		t.defines.clear(); // a broken tapset provides nothing
+}
+
+bool matches_any(const std::string &pattern, const std::unordered_set<std::string> &idents)
+{
+	for (const std::string &id : idents)
+		if (fnmatch(pattern.c_str(), id.c_str(), 0) == 0)
+			return true;
+	return false;
+}
+
+} // namespace
+
 std::vector<TapsetFile> load_tapsets(const std::vector<std::string> &dirs, const PreprocInput &pp)
 {
+	TapsetLibrary lib = open_tapsets(dirs, pp);
 	std::vector<TapsetFile> out;
-	for (const std::string &dir : dirs) {
-		std::error_code ec;
-		if (!fs::is_directory(dir, ec))
-			continue;
-		std::vector<fs::path> files;
-		for (auto it = fs::recursive_directory_iterator(dir, ec);
-		     !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
-			if (it->path().extension() == ".stp")
-				files.push_back(it->path());
-		std::sort(files.begin(), files.end());
-		for (const fs::path &p : files) {
+	for (size_t i = 0; i < lib.files.size(); i++)
+		out.push_back(std::move(lib.file(i)));
+	return out;
+}
+
+TapsetLibrary open_tapsets(const std::vector<std::string> &dirs, const PreprocInput &pp)
+{
+	TapsetLibrary lib;
+	lib.pp = &pp;
+	auto paste = [&lib](const std::string &text) {
+		add_identifiers(text, lib.pasted);
+		lib.pasted_braces |= text.find_first_of("{}") != std::string::npos;
+	};
+	for (const auto &d : pp.defines)
+		paste(d.second);
+	for (const std::string &a : pp.args)
+		paste(a);
+	open_more_tapsets(lib, dirs);
+	return lib;
+}
+
+void open_more_tapsets(TapsetLibrary &lib, const std::vector<std::string> &dirs)
+{
+	for (const std::string &dir : dirs)
+		for (const fs::path &p : stp_files(dir)) {
 			auto src = read_source_file(p.string());
 			if (!src)
 				continue;
-			TapsetFile t;
-			t.source = std::move(*src);
-			Diagnostics scratch;
-			t.script = parse(*t.source, scratch, pp);
-			for (const Function &f : t.script.functions)
-				t.defines.push_back(f.name);
-			for (const Global &g : t.script.globals)
-				t.defines.push_back(g.name);
-			for (const Probe &pr : t.script.probes)
-				if (pr.is_alias)
-					for (const ProbePoint &n : pr.alias_names)
-						t.defines.push_back(probe_point_str(n));
-			if (scratch.has_errors())
-				t.defines.clear(); // a broken tapset provides nothing
-			out.push_back(std::move(t));
+			TapsetLibrary::Entry e;
+			e.file.source = std::move(*src);
+			e.names = scan_tapset_names(e.file.source->text());
+			lib.files.push_back(std::move(e));
 		}
+}
+
+bool TapsetLibrary::may_define(size_t i, const std::string &want) const
+{
+	const TapsetNames &n = files[i].names;
+	if (files[i].parsed || n.any || pasted_braces)
+		return true;
+	// the first component's name, as probe_component_matches compares it
+	std::string first = probe_point_components(want)[0];
+	first = first.substr(0, first.find('('));
+	if (first.find_first_of("*?[") == std::string::npos)
+		return n.idents.count(first) || pasted.count(first);
+	return matches_any(first, n.idents) || matches_any(first, pasted);
+}
+
+TapsetFile &TapsetLibrary::file(size_t i)
+{
+	Entry &e = files[i];
+	if (!e.parsed) {
+		parse_tapset(e.file, *pp);
+		e.parsed = true;
 	}
-	return out;
+	return e.file;
+}
+
+size_t TapsetLibrary::parsed_count() const
+{
+	size_t n = 0;
+	for (const Entry &e : files)
+		n += e.parsed;
+	return n;
 }
 
 static void aliases_of(const TapsetFile &t, std::vector<std::string> &out)
@@ -221,14 +296,13 @@ std::vector<std::string> tapset_aliases(const std::vector<TapsetFile> &tapsets)
 	return out;
 }
 
-std::vector<std::unique_ptr<SourceFile>> resolve_tapsets(Script &script,
-							 std::vector<TapsetFile> tapsets,
+std::vector<std::unique_ptr<SourceFile>> resolve_tapsets(Script &script, TapsetLibrary &lib,
 							 const std::set<std::string> &builtins,
 							 Diagnostics &diags)
 {
 	(void)diags;
 	std::vector<std::unique_ptr<SourceFile>> used;
-	std::vector<bool> taken(tapsets.size());
+	std::vector<bool> taken(lib.files.size());
 	bool again = true;
 	while (again) {
 		again = false;
@@ -237,11 +311,19 @@ std::vector<std::unique_ptr<SourceFile>> resolve_tapsets(Script &script,
 		for (const std::string &w : want)
 			if (bool wild = has_wildcard(w); wild || w.find('.') != std::string::npos)
 				points.emplace_back(w, wild);
-		for (size_t i = 0; i < tapsets.size(); i++) {
+		for (size_t i = 0; i < lib.files.size(); i++) {
 			if (taken[i])
 				continue;
+			// a file that cannot define what the script wants stays
+			// unparsed (the exact test below would find no hit)
+			bool may = false;
+			for (auto w = want.begin(); !may && w != want.end(); ++w)
+				may = lib.may_define(i, *w);
+			if (!may)
+				continue;
+			TapsetFile &tf = lib.file(i);
 			bool hit = false;
-			for (const std::string &d : tapsets[i].defines)
+			for (const std::string &d : tf.defines)
 				hit |= want.count(d) != 0;
 			// probe syscall.*: a wildcard over the aliases a tapset
 			// defines; syscall.read.return.maxactive(5): an alias and
@@ -249,8 +331,8 @@ std::vector<std::unique_ptr<SourceFile>> resolve_tapsets(Script &script,
 			// (alias names only: 'probe b*' must not pull in a tapset
 			// for its function bio_rw_str)
 			std::vector<std::string> alias_names;
-			if (!tapsets[i].defines.empty())
-				aliases_of(tapsets[i], alias_names);
+			if (!tf.defines.empty())
+				aliases_of(tf, alias_names);
 			for (const auto &[w, wild] : points)
 				for (const std::string &d : alias_names)
 					if (!hit && w.size() > d.size() && w.compare(0, d.size(), d) == 0 &&
@@ -262,7 +344,7 @@ std::vector<std::unique_ptr<SourceFile>> resolve_tapsets(Script &script,
 			if (!hit)
 				continue;
 			taken[i] = again = true;
-			Script &t = tapsets[i].script;
+			Script &t = tf.script;
 			for (Global &g : t.globals) {
 				g.from_tapset = true;
 				script.globals.push_back(std::move(g));
@@ -279,7 +361,7 @@ std::vector<std::unique_ptr<SourceFile>> resolve_tapsets(Script &script,
 				script.embedded.push_back(std::move(t.embedded[e]));
 				script.embedded_locs.push_back(t.embedded_locs[e]);
 			}
-			used.push_back(std::move(tapsets[i].source));
+			used.push_back(std::move(tf.source));
 		}
 	}
 	return used;

@@ -97,6 +97,22 @@ Encoding to_encoding(const perf_event_attr &attr)
 	return e;
 }
 
+// Whether an event's modifiers count the hypervisor level: ":h" or ":h=1".
+bool asks_for_hv(std::string_view event)
+{
+	if (auto q = event.find("::"); q != std::string_view::npos)
+		event.remove_prefix(q + 2);
+	auto mods = detail::split_modifiers(event).second;
+	while (!mods.empty()) {
+		mods.remove_prefix(1); // the ':'
+		std::string_view m = mods.substr(0, mods.find(':'));
+		mods.remove_prefix(m.size());
+		if (iequals(m, "h") || iequals(m, "h=1"))
+			return true;
+	}
+	return false;
+}
+
 // Encode one fully qualified event; false with libpfm4's reason on failure.
 bool encode_one(const std::string &qualified, TargetEncoding &out, std::string &reason)
 {
@@ -116,6 +132,12 @@ bool encode_one(const std::string &qualified, TargetEncoding &out, std::string &
 	}
 	out.enc = to_encoding(attr);
 	out.fstr = fstr ? fstr : "";
+	// libpfm4 gives a generic perf event the privilege levels of the
+	// build host's core PMU (exclude_hv=1 on an AMD host, 0 on an Intel
+	// one): the generic row serves any CPU, so it excludes the hypervisor
+	// level unless the event asks for it (:h), as on the arm64 rows.
+	if (iequals(qualifier(qualified), detail::generic_pmu))
+		out.enc->exclude_hv = !asks_for_hv(qualified);
 	return true;
 }
 

@@ -91,6 +91,19 @@ TEST(PmuEncode, GenericPerfEvents)
 	EXPECT_EQ(clock.config, 0u);
 }
 
+// libpfm4 copies the build host's core PMU privilege levels into the generic
+// perf PMU (exclude_hv set on an AMD host, clear on an Intel one); the generic
+// row must be the same whichever machine built the module.
+TEST(PmuEncode, GenericRowDoesNotDependOnTheBuildHost)
+{
+	EXPECT_TRUE(enc_ok("perf::cpu-clock", "perf").exclude_hv);
+	EXPECT_TRUE(enc_ok("cycles", "perf").exclude_hv);
+	EXPECT_TRUE(enc_ok("cycles:u", "perf").exclude_hv);
+	EXPECT_TRUE(enc_ok("cycles:u", "perf").exclude_kernel);
+	// a model's row keeps its own PMU's levels (Intel has no hypervisor level)
+	EXPECT_FALSE(enc_ok("INST_RETIRED:ANY_P", "skl").exclude_hv);
+}
+
 TEST(PmuEncode, GenericEventOnModelPmuFallsBackToPerf)
 {
 	TargetEncoding t = Resolver::encode("bus-cycles", "skl");

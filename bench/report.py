@@ -181,6 +181,12 @@ def scaling(res, cmd):
     hits = {}
     for m in re.finditer(r"^SCRIPTOUT (\S+) rc=(\d+): BENCHOUT \S+ (?:n|count)=(\d+)", log, re.M):
         hits[m.group(1)] = int(m.group(3))
+    # a script that stopped with an error (SystemTap's "Skipped too many
+    # probes" when its global lock is contended): its loops ran on without
+    # the probe, so their time is no per-hit figure
+    errors = {}
+    for m in re.finditer(r"^SCRIPTOUT (\S+) rc=([1-9]\d*): (?:ERROR: )?(.*)$", log, re.M):
+        errors.setdefault(m.group(1), m.group(3).strip())
     expected = reps * n * (1 + cpus)
     out = {"cpus": cpus}
     for key, tag in SCALING_CASES.items():
@@ -191,9 +197,11 @@ def scaling(res, cmd):
         a1 = statistics.mean(d[1]) - base[1]
         ak = statistics.mean(d[cpus]) - base[cpus]
         out[key] = {"per_hit_1cpu": round(a1, 1), f"per_hit_{cpus}cpu": round(ak, 1),
-                    "ratio": round(ak / a1, 2) if a1 > 0 else None,
+                    "ratio": round(ak / a1, 2) if a1 > 0 and tag not in errors else None,
                     "hits_seen_by_end_probe": hits.get(tag),
                     "hits_from_the_loops": expected}
+        if tag in errors:
+            out[key]["script_error"] = errors[tag]
 
     def worst(*keys):
         v = [out[k]["ratio"] for k in keys if out.get(k) and out[k]["ratio"] is not None]
@@ -410,6 +418,10 @@ def scaling_table(sc):
             break
         if not isinstance(e, dict):
             rows.append(f"| {probe} | {tool} | n/a | n/a | n/a | |")
+            continue
+        if e.get("script_error"):
+            rows.append(f"| {probe} | {tool} | {fmt(e['per_hit_1cpu'], True)} | n/a | n/a | "
+                        f"the script stopped: {e['script_error']} |")
             continue
         rows.append(f"| {probe} | {tool} | {fmt(e['per_hit_1cpu'], True)} | {fmt(e[f'per_hit_{k}cpu'], True)} | "
                     f"{'n/a' if e['ratio'] is None else format(e['ratio'], '.2f')} | "

@@ -280,7 +280,7 @@ Result<int> list_one(const Cli &cli, const std::string &pat)
 	// 'syscall.*' lists syscall.read, not syscall.read.return
 	std::set<std::string> aliases;
 	if (may_name_syscall_alias(pat) && po.syscall_tapsets)
-		if (std::optional<std::string> d = po.syscall_tapsets())
+		if (std::optional<std::string> d = po.syscall_tapsets(po.pp))
 			po.tapset_dirs.push_back(*d);
 	std::unique_ptr<KernelFacts> facts;
 	for (const std::string &a : tapset_aliases(load_tapsets(po.tapset_dirs, po.pp))) {

@@ -39,7 +39,7 @@ Parsed parse_pass(std::unique_ptr<SourceFile> source, const ParseOptions &opts,
 		return p;
 	TapsetLibrary tapsets = open_tapsets(opts.tapset_dirs, opts.pp);
 	if (opts.syscall_tapsets && needs_syscall_aliases(p.script, tapsets))
-		if (std::optional<std::string> d = opts.syscall_tapsets())
+		if (std::optional<std::string> d = opts.syscall_tapsets(opts.pp))
 			open_more_tapsets(tapsets, {*d});
 	if (!tapsets.files.empty())
 		p.tapset_sources = resolve_tapsets(p.script, tapsets, builtin_names(), diags);

@@ -40,9 +40,9 @@ struct ParseOptions {
 	PreprocInput pp = host_preproc_input();
 	std::vector<std::string> tapset_dirs; // searched in order; empty: none
 	// The directory of the target kernel's generated syscall.* tapset
-	// (kernelinfo/syscalls.h), asked for only when a probe point could
-	// name one of its aliases; empty or nullopt: none.
-	std::function<std::optional<std::string>()> syscall_tapsets;
+	// (kernelinfo/syscalls.h) for pp (this struct's), asked for only when
+	// a probe point could name one of its aliases; empty or nullopt: none.
+	std::function<std::optional<std::string>(const PreprocInput &pp)> syscall_tapsets;
 };
 
 // Whether a probe point of the pattern (probe_point_str form, wildcards

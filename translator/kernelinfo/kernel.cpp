@@ -115,9 +115,19 @@ std::string tree_arch(const std::string &dir)
 		{"CONFIG_ARM", "arm"},     {"CONFIG_RISCV", "riscv"}, {"CONFIG_PPC64", "powerpc"},
 		{"CONFIG_S390", "s390"},
 	};
-	for (const auto &p : probes)
-		if (tree_config_set(dir, p.sym))
-			return p.arch;
+	// one read of the tree's config for all of them
+	std::string pattern;
+	if (auto s = sys::read_file(dir + "/include/generated/autoconf.h", 8 << 20)) {
+		for (const auto &p : probes)
+			if (s->find(pattern.assign("#define ").append(p.sym).append(" 1\n")) !=
+			    std::string::npos)
+				return p.arch;
+	} else if (auto c = sys::read_file(dir + "/.config", 8 << 20)) {
+		for (const auto &p : probes)
+			if (c->find(pattern.assign("\n").append(p.sym).append("=y\n")) !=
+			    std::string::npos)
+				return p.arch;
+	}
 	return "";
 }
 

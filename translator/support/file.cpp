@@ -2,6 +2,7 @@
 #include "translator/support/file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -73,16 +74,46 @@ TempDir::~TempDir()
 
 std::optional<std::string> read_file(const std::string &path, size_t limit)
 {
-	std::ifstream f(path, std::ios::binary);
-	if (!f)
+	Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+	if (fd.get() < 0)
 		return std::nullopt;
-	// in chunks: the limit is a cap, not a size to allocate up front
+	// a regular file's size sizes the string once (the limit is a cap, not
+	// a size to allocate up front); pipes and /proc files grow it in chunks
+	struct stat st;
+	size_t want = fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0
+			      ? std::min(static_cast<size_t>(st.st_size), limit)
+			      : 0;
 	std::string s;
-	char buf[64 * 1024];
-	while (s.size() < limit && f) {
-		f.read(buf, (std::streamsize)std::min(sizeof buf, limit - s.size()));
-		s.append(buf, (size_t)f.gcount());
+	s.resize(want ? want : std::min<size_t>(limit, 64 * 1024));
+	size_t got = 0;
+	while (got < limit) {
+		if (got == s.size()) {
+			// full: read on into a small buffer first, so that a file
+			// that did not grow costs no reallocation
+			char more[4096];
+			ssize_t n = read(fd.get(), more, std::min(sizeof more, limit - got));
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			s.resize(std::min(limit, std::max(s.size() * 2, got + static_cast<size_t>(n))));
+			std::memcpy(s.data() + got, more, static_cast<size_t>(n));
+			got += static_cast<size_t>(n);
+			continue;
+		}
+		ssize_t n = read(fd.get(), s.data() + got, s.size() - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			if (got == 0)
+				return std::nullopt; // a directory, say
+			break;
+		}
+		if (n == 0)
+			break;
+		got += static_cast<size_t>(n);
 	}
+	s.resize(got);
 	return s;
 }
 

@@ -294,6 +294,30 @@ TEST(Kallsyms, CachedTableReadsBackTheSame)
 	auto bad = ksyms::read_image_cached(img, root);
 	ASSERT_TRUE(bad.ok());
 	check(*bad);
+	// a damaged name index (not checked when the file is mapped): every
+	// slot naming one symbol, then every slot past the symbols; lookups end
+	// (a full round of the probe at most) and find nothing they should not
+	auto fill_slots = [&](uint32_t v) {
+		std::fstream f(files[0], std::ios::in | std::ios::out | std::ios::binary);
+		uint64_t h[6];
+		f.read(reinterpret_cast<char *>(h), sizeof h);
+		uint64_t at = sizeof h + h[1] * 16 + ((h[2] + 7) & ~7ull);
+		f.seekp(static_cast<std::streamoff>(at));
+		std::vector<uint32_t> slots(h[3], v);
+		f.write(reinterpret_cast<const char *>(slots.data()),
+			static_cast<std::streamsize>(slots.size() * sizeof(uint32_t)));
+	};
+	ASSERT_TRUE(ksyms::read_image_cached(img, root).ok()); // a sound file again
+	fill_slots(0);
+	auto same = ksyms::read_image_cached(img, root);
+	ASSERT_TRUE(same.ok());
+	EXPECT_FALSE(same->has_text("vfs_read"));
+	ASSERT_NE(same->find(direct->symbols()[0].name), nullptr);
+	fill_slots(0xfffffff0u);
+	auto past = ksyms::read_image_cached(img, root);
+	ASSERT_TRUE(past.ok());
+	EXPECT_EQ(past->find("vfs_read"), nullptr);
+	EXPECT_TRUE(past->text("vfs_read").empty());
 	// another image (a copy: another path and inode) gets its own entry
 	std::string copy = root + "/vmlinux-copy";
 	std::filesystem::copy_file(img, copy);

@@ -682,9 +682,22 @@ uint32_t SymbolTable::first(std::string_view name) const
 		return none;
 	size_t mask = slots_.size() - 1;
 	size_t h = std::hash<std::string_view>{}(name) & mask;
-	while (slots_[h] != none && syms_[slots_[h]].name != name)
-		h = (h + 1) & mask;
-	return slots_[h];
+	// an entry past the symbols (none, or a damaged cache's) ends the
+	// probe, and so does a full round
+	for (size_t n = 0; n <= mask; n++, h = (h + 1) & mask) {
+		uint32_t v = slots_[h];
+		if (v >= syms_.size())
+			return none;
+		if (syms_[v].name == name)
+			return v;
+	}
+	return none;
+}
+
+uint32_t SymbolTable::next(uint32_t i) const
+{
+	uint32_t v = next_[i];
+	return v < syms_.size() ? v : none;
 }
 
 bool SymbolTable::is_text(const Symbol &s) const
@@ -706,7 +719,7 @@ AddrRange SymbolTable::range(const char *start, const char *end) const
 std::vector<const Symbol *> SymbolTable::text(std::string_view name) const
 {
 	std::vector<const Symbol *> out;
-	for (uint32_t i = first(name); i != none; i = next_[i])
+	for (uint32_t i = first(name); i != none; i = next(i))
 		if (is_text(syms_[i]))
 			out.push_back(&syms_[i]);
 	return out;
@@ -715,14 +728,14 @@ std::vector<const Symbol *> SymbolTable::text(std::string_view name) const
 std::vector<const Symbol *> SymbolTable::named(std::string_view name) const
 {
 	std::vector<const Symbol *> out;
-	for (uint32_t i = first(name); i != none; i = next_[i])
+	for (uint32_t i = first(name); i != none; i = next(i))
 		out.push_back(&syms_[i]);
 	return out;
 }
 
 bool SymbolTable::has_text(std::string_view name) const
 {
-	for (uint32_t i = first(name); i != none; i = next_[i])
+	for (uint32_t i = first(name); i != none; i = next(i))
 		if (is_text(syms_[i]))
 			return true;
 	return false;
@@ -944,24 +957,22 @@ std::optional<SymbolTable> SymbolTable::from_cache(std::shared_ptr<const void> o
 	    (h.nslots & (h.nslots - 1)) != 0)
 		return std::nullopt;
 	size_t at = sizeof h, names = at + h.num * sizeof(CacheSym);
-	std::vector<Symbol> syms(h.num);
+	std::vector<Symbol> syms;
+	syms.reserve(h.num);
+	const char *blob = d.data() + names;
 	for (size_t i = 0; i < h.num; ++i, at += sizeof(CacheSym)) {
 		auto c = rd<CacheSym>(d, at);
 		size_t len = c.len_type >> 8;
 		if (c.off > h.blob || len > h.blob - c.off)
 			return std::nullopt;
-		syms[i] = {d.substr(names + c.off, len), static_cast<char>(c.len_type & 0xff), c.addr};
+		syms.push_back({std::string_view(blob + c.off, len), static_cast<char>(c.len_type & 0xff),
+				c.addr});
 	}
 	at = names + align8(h.blob);
-	std::vector<uint32_t> slots(h.nslots), next(h.num);
-	std::memcpy(slots.data(), d.data() + at, h.nslots * sizeof(uint32_t));
-	std::memcpy(next.data(), d.data() + at + h.nslots * sizeof(uint32_t), h.num * sizeof(uint32_t));
-	for (uint32_t v : slots)
-		if (v != none && v >= h.num)
-			return std::nullopt;
-	for (uint32_t v : next)
-		if (v != none && v >= h.num)
-			return std::nullopt;
+	// copied as they are (no zeroing, no pass over them): first() and
+	// next() treat an index past the symbols as the end of a chain
+	const auto *ix = reinterpret_cast<const uint32_t *>(d.data() + at);
+	std::vector<uint32_t> slots(ix, ix + h.nslots), next(ix + h.nslots, ix + h.nslots + h.num);
 	at += align8((h.nslots + h.num) * sizeof(uint32_t));
 	std::vector<uint64_t> bl(h.nbl);
 	std::memcpy(bl.data(), d.data() + at, h.nbl * sizeof(uint64_t));

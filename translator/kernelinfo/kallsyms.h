@@ -96,6 +96,7 @@ private:
 	void finish(); // after the index: ranges and the text kprobes refuse
 	void index_names();
 	uint32_t first(std::string_view name) const; // first symbol of that name, or none
+	uint32_t next(uint32_t i) const;	     // the next symbol of i's name, or none
 	std::string why_not(const Symbol &s) const;
 	AddrRange range(const char *start, const char *end) const;
 

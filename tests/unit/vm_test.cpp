@@ -259,6 +259,28 @@ TEST(VmInit, Script)
 	EXPECT_NE(vm::init_script(o).find("stap-pmu-loader -v -c"), std::string::npos);
 }
 
+// A --vm-module that insmod refuses ends the run with an error before the
+// loader starts (the script's probes may be in it).
+TEST(VmInit, ExtraModuleThatDoesNotLoadIsAnError)
+{
+	auto o = sample_options();
+	o.extra_modules = {"/tmp/x/brd.ko"};
+	std::string s = vm::init_script(o);
+	size_t ins = s.find("if ! insmod '/stap-pmu/extra/brd.ko'; then\n");
+	size_t err = s.find("\techo \"stap-pmu: error: --vm-module brd.ko did not load into the "
+			    "guest's kernel (insmod failed: a module must be built for that kernel "
+			    "release)\" >&4\n\trc=1\n");
+	size_t marker = s.find("echo \"STAP-PMU-EXIT: $rc\"\n", ins);
+	size_t fi = s.find("\nfi\n", ins);
+	size_t loader = s.find("stap-pmu-loader");
+	ASSERT_NE(ins, std::string::npos) << s;
+	ASSERT_NE(err, std::string::npos) << s;
+	EXPECT_LT(ins, err);
+	EXPECT_LT(err, marker);
+	EXPECT_LT(marker, fi);
+	EXPECT_LT(fi, loader);
+}
+
 TEST(VmInitramfs, Entries)
 {
 	auto o = sample_options();

@@ -25,6 +25,9 @@ case_file=$1 stap_pmu=$2 src=$3 vm=${4:-} kernel_spec=${5:-}
 args=() expect_rc=0 expect_stdout= expect_stdout_re=() expect_stderr_re=() reject_stdout_re=() reject_stderr_re=()
 expect_stdout_seq=()
 unset expect_stdout
+# For a case whose figures are the kernel's rather than the tool's: true on the
+# debugging kernel (scripts/debug-kernel.sh; docs/testing.md says what differs).
+on_debug_kernel() { [[ $kernel_spec == *-debug ]]; }
 # shellcheck disable=SC1090
 source "$case_file"
 

@@ -11,8 +11,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <string>
+#include <thread>
 
 using namespace stap_pmu;
 
@@ -240,4 +242,52 @@ TEST(File, ReadFileWholeAndCutAtTheLimit)
 	ASSERT_TRUE(cut.has_value());
 	EXPECT_EQ(*cut, data.substr(0, 70001));
 	EXPECT_FALSE(sys::read_file(dir->path() + "/missing").has_value());
+}
+
+// A file whose size stat does not give (a pipe, /proc) is read until its end
+// or the limit, however many times the string must grow; a directory, which
+// opens but cannot be read, is nothing.
+TEST(File, ReadFileOfUnknownSize)
+{
+	auto dir = sys::TempDir::create("stap-pmu-readfile.");
+	ASSERT_TRUE(dir.ok());
+	std::string fifo = dir->path() + "/fifo", data;
+	for (int i = 0; i < 300000; i++)
+		data += static_cast<char>('a' + i % 23);
+	ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+	auto feed = [&] {
+		sys::Fd fd(open(fifo.c_str(), O_WRONLY | O_CLOEXEC));
+		for (size_t at = 0; at < data.size();) {
+			ssize_t n = write(fd.get(), data.data() + at, std::min<size_t>(5000, data.size() - at));
+			if (n <= 0)
+				return;
+			at += static_cast<size_t>(n);
+		}
+	};
+	std::thread writer(feed);
+	auto whole = sys::read_file(fifo);
+	writer.join();
+	ASSERT_TRUE(whole.has_value());
+	EXPECT_EQ(*whole, data);
+	// cut at a limit: a second reader (opened first, read only afterwards)
+	// keeps the pipe open for the writer's rest once read_file has gone
+	sys::Fd drain(open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+	ASSERT_TRUE(drain.valid());
+	std::atomic<bool> fed{false};
+	std::thread writer2([&] {
+		feed();
+		fed = true;
+	});
+	auto cut = sys::read_file(fifo, 100003);
+	char sink[65536];
+	while (!fed)
+		if (read(drain.get(), sink, sizeof sink) <= 0)
+			usleep(1000);
+	writer2.join();
+	ASSERT_TRUE(cut.has_value());
+	EXPECT_EQ(*cut, data.substr(0, 100003));
+	auto status = sys::read_file("/proc/self/status");
+	ASSERT_TRUE(status.has_value());
+	EXPECT_EQ(status->rfind("Name:\t", 0), 0u) << *status;
+	EXPECT_FALSE(sys::read_file(dir->path()).has_value());
 }

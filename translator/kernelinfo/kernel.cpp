@@ -96,13 +96,33 @@ std::optional<std::string> tree_release(const std::string &dir)
 	return std::nullopt;
 }
 
+namespace {
+
+// A tree's configuration as read once: include/generated/autoconf.h, else
+// .config (a tree that was never built has only the latter).
+struct TreeConfig {
+	std::optional<std::string> text;
+	bool autoconf = false;
+
+	explicit TreeConfig(const std::string &dir)
+	    : text(sys::read_file(dir + "/include/generated/autoconf.h", 8 << 20)),
+	      autoconf(text.has_value())
+	{
+		if (!text)
+			text = sys::read_file(dir + "/.config", 8 << 20);
+	}
+	bool set(const std::string &sym) const
+	{
+		return text && text->find(autoconf ? "#define " + sym + " 1\n" : "\n" + sym + "=y\n") !=
+				       std::string::npos;
+	}
+};
+
+} // namespace
+
 bool tree_config_set(const std::string &dir, const std::string &sym)
 {
-	if (auto s = sys::read_file(dir + "/include/generated/autoconf.h", 8 << 20))
-		return s->find("#define " + sym + " 1\n") != std::string::npos;
-	if (auto s = sys::read_file(dir + "/.config", 8 << 20))
-		return s->find("\n" + sym + "=y\n") != std::string::npos;
-	return false;
+	return TreeConfig(dir).set(sym);
 }
 
 std::string tree_arch(const std::string &dir)
@@ -115,19 +135,10 @@ std::string tree_arch(const std::string &dir)
 		{"CONFIG_ARM", "arm"},     {"CONFIG_RISCV", "riscv"}, {"CONFIG_PPC64", "powerpc"},
 		{"CONFIG_S390", "s390"},
 	};
-	// one read of the tree's config for all of them
-	std::string pattern;
-	if (auto s = sys::read_file(dir + "/include/generated/autoconf.h", 8 << 20)) {
-		for (const auto &p : probes)
-			if (s->find(pattern.assign("#define ").append(p.sym).append(" 1\n")) !=
-			    std::string::npos)
-				return p.arch;
-	} else if (auto c = sys::read_file(dir + "/.config", 8 << 20)) {
-		for (const auto &p : probes)
-			if (c->find(pattern.assign("\n").append(p.sym).append("=y\n")) !=
-			    std::string::npos)
-				return p.arch;
-	}
+	TreeConfig config(dir); // one read for all of them
+	for (const auto &p : probes)
+		if (config.set(p.sym))
+			return p.arch;
 	return "";
 }
 

@@ -77,23 +77,27 @@ std::optional<std::string> read_file(const std::string &path, size_t limit)
 	Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
 	if (fd.get() < 0)
 		return std::nullopt;
+	auto read_some = [&fd](char *p, size_t n) {
+		ssize_t r;
+		do
+			r = read(fd.get(), p, n);
+		while (r < 0 && errno == EINTR);
+		return r;
+	};
 	// a regular file's size sizes the string once (the limit is a cap, not
-	// a size to allocate up front); pipes and /proc files grow it in chunks
+	// a size to allocate up front); pipes and /proc files grow it
 	struct stat st;
 	size_t want = fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0
 			      ? std::min(static_cast<size_t>(st.st_size), limit)
-			      : 0;
-	std::string s;
-	s.resize(want ? want : std::min<size_t>(limit, 64 * 1024));
+			      : std::min<size_t>(limit, 64 * 1024);
+	std::string s(want, '\0');
 	size_t got = 0;
 	while (got < limit) {
 		if (got == s.size()) {
-			// full: read on into a small buffer first, so that a file
-			// that did not grow costs no reallocation
+			// full: a small read first, so that a file that did not
+			// grow costs no reallocation
 			char more[4096];
-			ssize_t n = read(fd.get(), more, std::min(sizeof more, limit - got));
-			if (n < 0 && errno == EINTR)
-				continue;
+			ssize_t n = read_some(more, std::min(sizeof more, limit - got));
 			if (n <= 0)
 				break;
 			s.resize(std::min(limit, std::max(s.size() * 2, got + static_cast<size_t>(n))));
@@ -101,15 +105,10 @@ std::optional<std::string> read_file(const std::string &path, size_t limit)
 			got += static_cast<size_t>(n);
 			continue;
 		}
-		ssize_t n = read(fd.get(), s.data() + got, s.size() - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			if (got == 0)
-				return std::nullopt; // a directory, say
-			break;
-		}
-		if (n == 0)
+		ssize_t n = read_some(s.data() + got, s.size() - got);
+		if (n < 0 && got == 0)
+			return std::nullopt; // a directory, say
+		if (n <= 0)
 			break;
 		got += static_cast<size_t>(n);
 	}

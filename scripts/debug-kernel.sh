@@ -25,14 +25,19 @@
 #     build.log      the full make output
 # A second run finds the complete entry and only prints its path.
 #
-# Usage: debug-kernel.sh [--arch x86_64|arm64] [--print-dir]
+# Lines: 6.1 (the default) and 6.12 (--line 6.12: linux-source-6.12, release
+# 6.12.N-debug-amd64, the "6.12-debug" spec). A line's own fragment,
+# scripts/debug-kernel/<line>-<arch>.config when there is one, is merged after
+# the architecture's (options that the newer kernel renamed or that its
+# defaults changed). The 6.1 entries' hashes are unchanged by --line's existence.
+#
+# Usage: debug-kernel.sh [--arch x86_64|arm64] [--line 6.1|6.12] [--print-dir]
 #   --print-dir prints the entry's directory and builds nothing
 # Environment: STAP_PMU_JOBS (default 2) parallel jobs for make.
 set -eu
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 line=6.1
-pkg=linux-source-$line
 cache=${STAP_PMU_KERNEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/stap-pmu/kernels}
 jobs=${STAP_PMU_JOBS:-2}
 # bump when the steps below change what they produce
@@ -41,7 +46,7 @@ recipe=2
 say() { echo "debug-kernel: $*" >&2; }
 die() { say "error: $*"; exit 1; }
 
-usage="usage: debug-kernel.sh [--arch x86_64|arm64] [--print-dir]"
+usage="usage: debug-kernel.sh [--arch x86_64|arm64] [--line 6.1|6.12] [--print-dir]"
 print_only=0
 arch=x86_64
 while [ $# -gt 0 ]; do
@@ -49,6 +54,8 @@ while [ $# -gt 0 ]; do
 	--print-dir) print_only=1 ;;
 	--arch) [ $# -ge 2 ] || die "--arch needs a value ($usage)"; arch=$2; shift ;;
 	--arch=*) arch=${1#--arch=} ;;
+	--line) [ $# -ge 2 ] || die "--line needs a value ($usage)"; line=$2; shift ;;
+	--line=*) line=${1#--line=} ;;
 	*) die "unknown argument '$1' ($usage)" ;;
 	esac
 	shift
@@ -61,7 +68,14 @@ arm64 | aarch64)
 	arch=arm64 karch=arm64 cross=aarch64-linux-gnu- cc=aarch64-linux-gnu-gcc image=Image ;;
 *) die "unknown architecture '$arch' ($usage)" ;;
 esac
+case $line in
+6.1 | 6.12) ;;
+*) die "unknown kernel line '$line' ($usage)" ;;
+esac
+pkg=linux-source-$line
 frag=$root/scripts/debug-kernel/$arch.config
+linefrag=$root/scripts/debug-kernel/$line-$arch.config
+[ -f "$linefrag" ] || linefrag=""
 kmake() { make ARCH=$karch ${cross:+CROSS_COMPILE=$cross} "$@"; }
 
 [ -f "$frag" ] || die "no config fragment $frag"
@@ -80,7 +94,8 @@ command -v "$cc" >/dev/null 2>&1 ||
 	die "'$cc' is missing (install-deps.sh --debug-kernel installs it)"
 # x86's input is what it was before --arch existed (its cache entry stays valid)
 hash=$( { echo "recipe $recipe"; [ "$arch" = x86_64 ] || echo "arch $arch"
-	"$cc" --version | head -n 1; cat "$frag"; } | sha256sum | cut -c1-12)
+	[ "$line" = 6.1 ] || echo "line $line"
+	"$cc" --version | head -n 1; cat "$frag" ${linefrag:+"$linefrag"}; } | sha256sum | cut -c1-12)
 dir=$cache/$ver-$hash
 if [ "$print_only" = 1 ]; then
 	echo "$dir"
@@ -127,11 +142,19 @@ fi
 # ---- config ----
 cd "$dir/build"
 if [ ! -f .stap-pmu-configured ]; then
-	say "configuring: $karch tinyconfig + $(basename "$frag")"
+	say "configuring: $karch tinyconfig + $(basename "$frag")${linefrag:+ + $(basename "$linefrag")}"
 	kmake -s tinyconfig >/dev/null
-	ARCH=$karch ./scripts/kconfig/merge_config.sh -m .config "$frag" >"$dir/config.log" 2>&1
+	ARCH=$karch ./scripts/kconfig/merge_config.sh -m .config "$frag" ${linefrag:+"$linefrag"} \
+		>"$dir/config.log" 2>&1
 	kmake -s olddefconfig >>"$dir/config.log" 2>&1
-	# every option of the fragment must have survived olddefconfig
+	# every option of the fragments must have survived olddefconfig (the
+	# line's fragment, merged last, wins where both set an option)
+	if [ -n "$linefrag" ]; then
+		opts=$(sed -nE 's/^(CONFIG_[A-Z0-9_]+)=.*/\1/p; s/^# (CONFIG_[A-Z0-9_]+) is not set$/\1/p' "$linefrag")
+		{ grep -vwF -e "$opts" "$frag" || true; cat "$linefrag"; } >"$dir/fragment"
+	else
+		cp "$frag" "$dir/fragment"
+	fi
 	lost=""
 	while IFS= read -r l; do
 		case $l in
@@ -145,7 +168,7 @@ if [ ! -f .stap-pmu-configured ]; then
 		"# "*) [ -z "$got" ] || [ "$got" = "$want" ] || lost="$lost $want(got:$got)" ;;
 		*) [ "$got" = "$want" ] || lost="$lost $want(got:${got:-unset})" ;;
 		esac
-	done <"$frag"
+	done <"$dir/fragment"
 	[ -z "$lost" ] || die "options of the fragment lost in .config:$lost"
 	touch .stap-pmu-configured
 fi

@@ -333,7 +333,6 @@ static inline u64 stp_cycles_per_sec(void)
 	!defined(STP_NO_FTRACE_OPS)
 #define STP_HAVE_FTRACE_OPS 1
 #include <linux/ftrace.h>
-#include <linux/trace_recursion.h>
 /*
  * the ip a kprobe's pre_handler sees at a function's ftrace site (x86:
  * just past the int3 it emulates): handlers see the same through ftrace
@@ -341,6 +340,54 @@ static inline u64 stp_cycles_per_sec(void)
 #define STP_FTRACE_HANDLER_IP(ip) ((ip) + sizeof(kprobe_opcode_t))
 /* the ftrace site is at most this far into a function (x86 IBT: ENDBR64 first) */
 #define STP_FTRACE_SITE_MAX 16
+#endif
+
+/*
+ * Entry probes through a direct call (stp_ftrace.h): the ftrace site calls
+ * the module's own trampoline instead of the ftrace trampoline and an ops
+ * callback. x86-64 kernels with DYNAMIC_FTRACE_WITH_DIRECT_CALLS (Debian's
+ * 6.1 and 6.12), for scripts whose bodies read no registers
+ * (STP_NO_ENTRY_REGS: the trampoline saves only the argument registers).
+ * 6.5 renamed register_ftrace_direct_multi() to register_ftrace_direct()
+ * (the old single-address register_ftrace_direct went) and gave the
+ * unregister call a free-the-filter flag. -D STP_NO_FTRACE_DIRECT keeps
+ * the ftrace_ops.
+ */
+#if defined(STP_HAVE_FTRACE_OPS) && defined(STP_NO_ENTRY_REGS) && \
+	defined(CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS) && \
+	!defined(STP_NO_FTRACE_DIRECT)
+#define STP_HAVE_FTRACE_DIRECT 1
+#include <asm/ftrace.h>
+#include <asm/ibt.h>
+#include <asm/linkage.h>
+#include <asm/nospec-branch.h>
+
+static inline int stp_register_ftrace_direct(struct ftrace_ops *ops,
+					     unsigned long addr)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+	return register_ftrace_direct(ops, addr);
+#else
+	return register_ftrace_direct_multi(ops, addr);
+#endif
+}
+
+/* also frees the ops' filter */
+static inline void stp_unregister_ftrace_direct(struct ftrace_ops *ops,
+						unsigned long addr)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+	unregister_ftrace_direct(ops, addr, true);
+#else
+	unregister_ftrace_direct_multi(ops, addr);
+	ftrace_free_filter(ops);
+#endif
+}
+
+/* return-stack depth accounting of a call (6.2+, call depth tracking) */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
+#define CALL_DEPTH_ACCOUNT ""
+#endif
 #endif
 
 #endif /* STP_COMPAT_H */

@@ -245,6 +245,28 @@ static inline void stp_request_exit(void)
 		       STP_STATE_EXIT_REQUESTED);
 }
 
+/*
+ * Interrupts off around a probe body in two steps: the raw primitive
+ * first, the irq-tracing hooks (lockdep's and the irqsoff tracer's,
+ * traceable functions where CONFIG_TRACE_IRQFLAGS has them) only once the
+ * body's context is marked busy. A hook that is itself probed then finds
+ * the context busy and is skipped, where it would otherwise recurse into
+ * the handler without end: the ftrace entry handlers take no recursion
+ * lock (stp_ftrace.h). stp_irq_trace_on() before the mark is dropped,
+ * raw_local_irq_restore() after.
+ */
+static __always_inline void stp_irq_trace_off(unsigned long flags)
+{
+	if (!raw_irqs_disabled_flags(flags))
+		trace_hardirqs_off();
+}
+
+static __always_inline void stp_irq_trace_on(unsigned long flags)
+{
+	if (!raw_irqs_disabled_flags(flags))
+		trace_hardirqs_on();
+}
+
 static inline void stp_count_skipped(void)
 {
 	atomic64_inc(&stp_session.skipped);

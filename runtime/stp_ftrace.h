@@ -13,16 +13,31 @@
  * available_filter_functions: notrace, inline copies, ...) is found by
  * halving the filter batch around it and stays a kprobe.
  *
- * The handler does what the kernel's kprobe ftrace handler does
- * (arch/x86/kernel/kprobes/ftrace.c): ftrace_test_recursion_trylock (which
- * also disables preemption), full pt_regs (FTRACE_OPS_FL_SAVE_REGS) with
- * the ip a kprobe pre_handler sees (ip + 1) while the probes run, the
- * original ip restored after (no IPMODIFY). A recursive hit is counted in
- * stp_ftrace_missed, as a kprobe counts nmissed. When no body reads
- * registers (target variables, register(), backtraces, embedded C: the
- * translator then defines STP_NO_ENTRY_REGS) the ops asks for no pt_regs
- * and the bodies run with c->regs NULL: the kernel's plain ftrace
- * trampoline saves only the argument registers, about half the work.
+ * The handler gives the bodies full pt_regs (FTRACE_OPS_FL_SAVE_REGS)
+ * with the ip a kprobe pre_handler sees (ip + 1) while the probes run, the
+ * original ip restored after (no IPMODIFY), as the kernel's kprobe ftrace
+ * handler does. It takes no ftrace recursion lock: a hit recursing into
+ * the handler (a function the handler's own path calls, probed) finds its
+ * CPU's context busy and is counted as skipped; stp_run_probe_with() calls
+ * nothing traceable before it has marked the context busy (interrupts go
+ * off with the raw primitive, the irq-tracing hooks run after the mark).
+ * When no body reads registers (target variables, register(), backtraces,
+ * embedded C: the translator then defines STP_NO_ENTRY_REGS) the ops asks
+ * for no pt_regs and the bodies run with c->regs NULL: the kernel's plain
+ * ftrace trampoline saves only the argument registers, about half the work.
+ *
+ * Direct calls (STP_HAVE_FTRACE_DIRECT, stp_compat.h: x86-64, bodies that
+ * read no registers): the sites call the module's own trampoline,
+ * stp_ftrace_tramp, through register_ftrace_direct (one ops, one update,
+ * like the ftrace_ops). It saves the argument registers and passes the
+ * return address into the probed function to stp_ftrace_direct_handler,
+ * which finds the site by the same search: no ftrace trampoline, no ops
+ * callback. objtool gives the trampoline ORC data like any function of the
+ * module, so stack traces through it unwind. Used when every site is a
+ * vmlinux function (a module function's site can leave the filter while
+ * registered, which a direct ops cannot follow); when the kernel refuses
+ * (a site already has a direct call: a BPF trampoline, another module
+ * attached first) the same sites go through the ftrace_ops.
  *
  * Module functions ("mod:func") get their address at load from a kprobe
  * registered disabled (stp_ftrace_resolve_modules). ftrace keeps an
@@ -34,7 +49,8 @@
  * Unload: unregister_ftrace_function() waits until no CPU runs the
  * callback (ftrace_shutdown: synchronize_rcu_tasks_rude, and
  * synchronize_rcu_tasks on preemptible kernels, for a module's ops), then
- * the filter is freed.
+ * the filter is freed. The direct ops is unregistered the same way, and
+ * the same waits cover a task preempted inside the trampoline.
  */
 #ifndef STP_FTRACE_H
 #define STP_FTRACE_H
@@ -46,6 +62,8 @@
 struct stp_ftrace_site {
 	unsigned long addr;		/* the function's address */
 	struct stp_probe *p;
+	/* the first site of its address's group; the group's end (in its first site) */
+	const struct stp_ftrace_site *first, *end;
 };
 
 /* sorted by addr; probes of one function are adjacent */
@@ -56,49 +74,23 @@ static unsigned int stp_ftrace_live;	/* distinct addresses in the filter */
 static bool *stp_ftrace_gone;		/* per site: its module went away */
 static DEFINE_MUTEX(stp_ftrace_mutex);	/* registration vs the module notifier */
 static bool stp_ftrace_notifier_on;
-static atomic64_t stp_ftrace_missed = ATOMIC64_INIT(0);
-
-/*
- * the first site of the function whose ftrace site is ip, or NULL: the
- * last site at or below ip by halving (no loop for one function), then
- * back to the first probe of that address
- */
-static __always_inline const struct stp_ftrace_site *
-stp_ftrace_find(unsigned long ip)
-{
-	const struct stp_ftrace_site *s = stp_ftrace_sites;
-	unsigned int n = stp_ftrace_nsites, half;
-
-	if (unlikely(!n))
-		return NULL;
-	while (n > 1) {
-		half = n / 2;
-		if (s[half].addr <= ip)
-			s += half;
-		n -= half;
-	}
-	if (ip < s->addr || ip - s->addr >= STP_FTRACE_SITE_MAX)
-		return NULL;
-	while (s > stp_ftrace_sites && s[-1].addr == s->addr)
-		s--;
-	return s;
-}
+static bool stp_ftrace_direct;		/* the sites call stp_ftrace_tramp */
 
 #ifndef STP_NO_ENTRY_REGS
-/* the probes of the site s with full pt_regs, the ip a kprobe would show */
+/* the probes of the group s with full pt_regs, the ip a kprobe would show */
 static __always_inline void stp_ftrace_run(const struct stp_ftrace_site *s,
 					   unsigned long ip,
 					   struct ftrace_regs *fregs)
 {
-	const struct stp_ftrace_site *end = stp_ftrace_sites + stp_ftrace_nsites;
 	struct pt_regs *regs = ftrace_get_regs(fregs);
-	unsigned long orig_ip, a;
+	const struct stp_ftrace_site *end = s->end;
+	unsigned long orig_ip;
 
 	if (unlikely(!regs))
 		return;
 	orig_ip = instruction_pointer(regs);
 	instruction_pointer_set(regs, STP_FTRACE_HANDLER_IP(ip));
-	for (a = s->addr; s < end && s->addr == a; s++)
+	for (; s < end; s++)
 		stp_run_probe(s->p, regs, STP_STATE_RUNNING);
 	instruction_pointer_set(regs, orig_ip);
 }
@@ -113,37 +105,117 @@ static __always_inline void stp_ftrace_run(const struct stp_ftrace_site *s,
 					   unsigned long ip,
 					   struct ftrace_regs *fregs)
 {
-	const struct stp_ftrace_site *end = stp_ftrace_sites + stp_ftrace_nsites;
-	unsigned long a;
+	const struct stp_ftrace_site *end = s->end;
 
-	for (a = s->addr; s < end && s->addr == a; s++)
+	for (; s < end; s++)
 		stp_run_probe_with(s->p, NULL, STP_STATE_RUNNING, NULL, NULL, 0);
 }
 #define STP_FTRACE_OPS_FLAGS 0
 #endif
 
+/*
+ * runs the probes of the function whose ftrace site is ip, if it is one of
+ * ours: the last site at or below ip by halving (no loop for one
+ * function), then its address's group from the group's first site
+ */
+static __always_inline void stp_ftrace_hit(unsigned long ip,
+					   struct ftrace_regs *fregs)
+{
+	const struct stp_ftrace_site *s = stp_ftrace_sites;
+	unsigned int n = stp_ftrace_nsites, half;
+
+	if (unlikely(!n))
+		return;
+	while (n > 1) {
+		half = n / 2;
+		if (s[half].addr <= ip)
+			s += half;
+		n -= half;
+	}
+	if (ip - s->addr >= STP_FTRACE_SITE_MAX)	/* also ip below it */
+		return;
+	stp_ftrace_run(s->first, ip, fregs);
+}
+
 static void notrace stp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 				       struct ftrace_ops *ops,
 				       struct ftrace_regs *fregs)
 {
-	const struct stp_ftrace_site *s;
-	int bit;
-
-	bit = ftrace_test_recursion_trylock(ip, parent_ip);
-	if (bit < 0) {
-		atomic64_inc(&stp_ftrace_missed);
-		return;
-	}
-	s = stp_ftrace_find(ip);
-	if (likely(s))
-		stp_ftrace_run(s, ip, fregs);
-	ftrace_test_recursion_unlock(bit);
+	stp_ftrace_hit(ip, fregs);
 }
 
 static struct ftrace_ops stp_ftrace_ops = {
 	.func = stp_ftrace_handler,
 	.flags = STP_FTRACE_OPS_FLAGS,
 };
+
+#ifdef STP_HAVE_FTRACE_DIRECT
+/* the filter of the sites while they are attached by the direct call */
+static struct ftrace_ops stp_ftrace_direct_ops;
+
+void stp_ftrace_tramp(void);
+__visible void notrace stp_ftrace_direct_handler(unsigned long ret);
+
+/*
+ * Called at a probed function's ftrace site, before its prologue: the
+ * return address on the stack points just past the site's call, every
+ * argument register holds the function's argument. Saves those (and rax:
+ * the vector-register count of a variadic call) around the handler, which
+ * gets the return address. The ORC unwinder follows the pushes (objtool);
+ * with frame pointers, rbp makes the frame that unwinder needs.
+ */
+#ifdef CONFIG_FRAME_POINTER
+#define STP_TRAMP_ENTER "	pushq %rbp\n	movq %rsp, %rbp\n"
+#define STP_TRAMP_RET_ADDR "	movq 64(%rsp), %rdi\n"
+#define STP_TRAMP_LEAVE "	leave\n"
+#else
+#define STP_TRAMP_ENTER ""
+#define STP_TRAMP_RET_ADDR "	movq 56(%rsp), %rdi\n"
+#define STP_TRAMP_LEAVE ""
+#endif
+asm(
+"	.pushsection .text, \"ax\", @progbits\n"
+"	.type stp_ftrace_tramp, @function\n"
+"stp_ftrace_tramp:\n"
+	ASM_ENDBR
+	STP_TRAMP_ENTER
+	CALL_DEPTH_ACCOUNT
+"	pushq %rdi\n"
+"	pushq %rsi\n"
+"	pushq %rdx\n"
+"	pushq %rcx\n"
+"	pushq %r8\n"
+"	pushq %r9\n"
+"	pushq %rax\n"
+	STP_TRAMP_RET_ADDR
+"	call stp_ftrace_direct_handler\n"
+"	popq %rax\n"
+"	popq %r9\n"
+"	popq %r8\n"
+"	popq %rcx\n"
+"	popq %rdx\n"
+"	popq %rsi\n"
+"	popq %rdi\n"
+	STP_TRAMP_LEAVE
+	ASM_RET
+"	.size stp_ftrace_tramp, .-stp_ftrace_tramp\n"
+"	.popsection\n"
+);
+
+/* ret: the address after the site's call (its ip + MCOUNT_INSN_SIZE) */
+__visible void notrace stp_ftrace_direct_handler(unsigned long ret)
+{
+	stp_ftrace_hit(ret - MCOUNT_INSN_SIZE, NULL);
+}
+
+#define STP_FTRACE_TRAMP ((unsigned long)stp_ftrace_tramp)
+#endif
+
+/*
+ * the ops the filter is built in: the direct ops while the direct call is
+ * to be tried, else the ftrace_ops
+ */
+static struct ftrace_ops *stp_ftrace_filter_ops = &stp_ftrace_ops;
 
 /*
  * whether kallsyms' text for an address, "func+0xOFF/0xSIZE [mod]", names
@@ -239,7 +311,7 @@ static void stp_ftrace_filter_add(unsigned long *ips, u8 *ok, unsigned int n)
 	if (!n)
 		return;
 	if (!stp_fail_rc("ftrace filter", -EINVAL,
-			 ftrace_set_filter_ips(&stp_ftrace_ops, ips, n, 0, 0))) {
+			 ftrace_set_filter_ips(stp_ftrace_filter_ops, ips, n, 0, 0))) {
 		memset(ok, 1, n);
 		return;
 	}
@@ -249,6 +321,20 @@ static void stp_ftrace_filter_add(unsigned long *ips, u8 *ok, unsigned int n)
 	}
 	stp_ftrace_filter_add(ips, ok, h);
 	stp_ftrace_filter_add(ips + h, ok + h, n - h);
+}
+
+/* each site's group (the sites of its address): its first site, its end */
+static void stp_ftrace_group_sites(void)
+{
+	struct stp_ftrace_site *s = stp_ftrace_sites, *first = s;
+	unsigned int i;
+
+	for (i = 0; i < stp_ftrace_nsites; i++) {
+		if (i && s[i].addr != s[i - 1].addr)
+			first = &s[i];
+		s[i].first = first;
+		first->end = &s[i + 1];
+	}
 }
 
 /*
@@ -292,6 +378,7 @@ static int stp_ftrace_filter_sites(void)
 			 s->p->name, s->p->loc, s->p->symbol);
 	}
 	stp_ftrace_nsites = j;
+	stp_ftrace_group_sites();
 	kfree(ips);
 	kfree(ok);
 	return bad;
@@ -396,6 +483,44 @@ static int stp_ftrace_ops_register(void)
 	return rc;
 }
 
+#ifdef STP_HAVE_FTRACE_DIRECT
+/*
+ * attaches the sites in the direct ops' filter to stp_ftrace_tramp; on
+ * failure the filter is freed. 0 or the kernel's error.
+ */
+static int stp_ftrace_direct_register(void)
+{
+	int rc;
+
+	mutex_lock(&stp_ftrace_mutex);
+	rc = stp_fail_rc("ftrace direct call", -EBUSY,
+			 stp_register_ftrace_direct(&stp_ftrace_direct_ops,
+						    STP_FTRACE_TRAMP));
+	stp_ftrace_registered = stp_ftrace_direct = !rc;
+	mutex_unlock(&stp_ftrace_mutex);
+	if (rc) {
+		stp_info("cannot attach the entry probes by a direct call (%d): through the ftrace_ops\n",
+			 rc);
+		ftrace_free_filter(&stp_ftrace_direct_ops);
+	}
+	return rc;
+}
+
+/* the direct call is tried when every site is a vmlinux function */
+static void stp_ftrace_choose_ops(void)
+{
+	unsigned int i;
+
+	stp_ftrace_filter_ops = &stp_ftrace_direct_ops;
+	for (i = 0; i < stp_ftrace_nsites; i++)
+		if (strchr(stp_ftrace_sites[i].p->symbol, ':'))
+			stp_ftrace_filter_ops = &stp_ftrace_ops;
+}
+#else
+static inline int stp_ftrace_direct_register(void) { return -EOPNOTSUPP; }
+static inline void stp_ftrace_choose_ops(void) { }
+#endif
+
 /*
  * Puts every entry probe with a known address on an ftrace-able function
  * into the ftrace_ops and registers it (one ftrace update); sets
@@ -430,11 +555,12 @@ static int stp_ftrace_register(struct stp_probe *probes, unsigned int n)
 	}
 	sort(stp_ftrace_sites, stp_ftrace_nsites, sizeof(*stp_ftrace_sites),
 	     stp_ftrace_site_cmp, NULL);
+	stp_ftrace_choose_ops();
 	rc = stp_ftrace_filter_sites();
 	if (rc < 0)
 		goto err;
 	if (!stp_ftrace_nsites) {	/* an empty filter would trace everything */
-		ftrace_free_filter(&stp_ftrace_ops);
+		ftrace_free_filter(stp_ftrace_filter_ops);
 		return 0;
 	}
 	stp_ftrace_gone = stp_fail_null("ftrace module table",
@@ -444,9 +570,22 @@ static int stp_ftrace_register(struct stp_probe *probes, unsigned int n)
 	if (!stp_ftrace_gone) {
 		stp_err("cannot allocate the ftrace table of %u entry probes\n",
 			stp_ftrace_nsites);
-		ftrace_free_filter(&stp_ftrace_ops);
+		ftrace_free_filter(stp_ftrace_filter_ops);
 		rc = -ENOMEM;
 		goto err;
+	}
+	if (stp_ftrace_filter_ops != &stp_ftrace_ops) {
+		if (!stp_ftrace_direct_register())
+			goto registered;
+		/* the same sites (ftrace took them all once) in the ftrace_ops */
+		stp_ftrace_filter_ops = &stp_ftrace_ops;
+		rc = stp_ftrace_filter_sites();
+		if (rc < 0)
+			goto err;
+		if (!stp_ftrace_nsites) {
+			ftrace_free_filter(&stp_ftrace_ops);
+			return 0;
+		}
 	}
 	rc = stp_ftrace_ops_register();
 	if (rc) {
@@ -455,6 +594,7 @@ static int stp_ftrace_register(struct stp_probe *probes, unsigned int n)
 		ftrace_free_filter(&stp_ftrace_ops);
 		goto err;
 	}
+registered:
 	for (i = 0; i < stp_ftrace_nsites; i++)
 		stp_ftrace_sites[i].p->registered = true;
 	return 0;
@@ -472,11 +612,17 @@ static void stp_ftrace_unregister(void)
 	unsigned int i;
 
 	mutex_lock(&stp_ftrace_mutex);
-	if (stp_ftrace_registered) {
+	if (stp_ftrace_registered && stp_ftrace_direct) {
+#ifdef STP_HAVE_FTRACE_DIRECT
+		stp_unregister_ftrace_direct(&stp_ftrace_direct_ops,
+					     STP_FTRACE_TRAMP);
+#endif
+		stp_ftrace_direct = false;
+	} else if (stp_ftrace_registered) {
 		unregister_ftrace_function(&stp_ftrace_ops);
 		ftrace_free_filter(&stp_ftrace_ops);
-		stp_ftrace_registered = false;
 	}
+	stp_ftrace_registered = false;
 	mutex_unlock(&stp_ftrace_mutex);
 	/* after the mutex: a running callback may wait for it */
 	if (stp_ftrace_notifier_on) {
@@ -496,14 +642,15 @@ static void stp_ftrace_free(void)
 	stp_ftrace_nsites = 0;
 }
 
-static inline u64 stp_ftrace_nmissed(void)
-{
-	return atomic64_read(&stp_ftrace_missed);
-}
-
 static inline unsigned int stp_ftrace_count(void)
 {
 	return stp_ftrace_nsites;
+}
+
+/* how the entry sites are attached, for the load's message */
+static inline const char *stp_ftrace_mechanism(void)
+{
+	return stp_ftrace_direct ? "direct calls" : "ftrace_ops";
 }
 
 #else /* !STP_HAVE_FTRACE_OPS: every entry probe is a kprobe */
@@ -515,8 +662,8 @@ static inline int stp_ftrace_register(struct stp_probe *probes, unsigned int n)
 
 static inline void stp_ftrace_unregister(void) { }
 static inline void stp_ftrace_free(void) { }
-static inline u64 stp_ftrace_nmissed(void) { return 0; }
 static inline unsigned int stp_ftrace_count(void) { return 0; }
+static inline const char *stp_ftrace_mechanism(void) { return "ftrace_ops"; }
 
 #endif /* STP_HAVE_FTRACE_OPS */
 #endif /* STP_FTRACE_H */

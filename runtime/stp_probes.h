@@ -38,6 +38,7 @@ static struct kretprobe **stp_kretprobe_ptrs;
  * STP_TRYLOCKDELAY us, about 1 s by default) is long because under
  * virtualization the holder's vCPU can be descheduled by the host.
  */
+#ifndef STP_NO_PROBE_LOCKS
 static noinline bool stp_lock_wait(raw_spinlock_t *l)
 {
 	int i, j;
@@ -56,6 +57,7 @@ static noinline bool stp_lock_wait(raw_spinlock_t *l)
 	}
 	return false;
 }
+#endif
 
 /*
  * In NMI: false (the hit is skipped) when p touches per-CPU globals and a
@@ -70,6 +72,17 @@ static __always_inline bool stp_nmi_may_run(const struct stp_probe *p,
 	       !atomic_read(&__this_cpu_read(stp_contexts[0])->busy);
 }
 
+#ifdef STP_NO_PROBE_LOCKS
+/* no probe takes a lock (the translator's STP_NO_PROBE_LOCKS) */
+static __always_inline bool stp_lock_probe(const struct stp_probe *p)
+{
+	return true;
+}
+
+static __always_inline void stp_unlock_probe(const struct stp_probe *p)
+{
+}
+#else
 /*
  * the probe's locks; the uncontended case inline in every caller (the probe
  * path, @entry's entry function, ...), the wait out of line. False (none
@@ -97,6 +110,7 @@ static __always_inline void stp_unlock_probe(const struct stp_probe *p)
 	while (i--)
 		raw_spin_unlock(p->locks[i]);
 }
+#endif /* STP_NO_PROBE_LOCKS */
 
 #ifndef STP_NO_OVERLOAD
 /*
@@ -206,7 +220,7 @@ static __always_inline void stp_run_probe_with(const struct stp_probe *p,
 	bool timed __maybe_unused;
 	int level;
 
-	local_irq_save(flags);
+	raw_local_irq_save(flags);	/* nothing traceable until busy */
 	if (stp_state() != run_state)
 		goto out;
 	level = stp_ctx_level();	/* one preempt_count read */
@@ -216,9 +230,10 @@ static __always_inline void stp_run_probe_with(const struct stp_probe *p,
 		stp_count_skipped();
 		goto out_busy;
 	}
+	stp_irq_trace_off(flags);
 	if (unlikely(!stp_lock_probe(p))) {
 		stp_count_skipped();
-		goto out_busy;
+		goto out_trace;
 	}
 	c->probe = p;
 	c->loc = p->loc;
@@ -246,17 +261,14 @@ static __always_inline void stp_run_probe_with(const struct stp_probe *p,
 	if (timed)
 		stp_overload_check(c, p, start);
 #endif
-	c->probe = NULL;
-	c->regs = NULL;
-	c->entry = NULL;
-#ifdef STP_HAVE_PROCFS
-	c->pvalue = NULL;
-#endif
+	/* c->probe, regs, entry stay: only a body reads them, after its own stores */
 	stp_unlock_probe(p);
+out_trace:
+	stp_irq_trace_on(flags);
 out_busy:
 	atomic_dec(&c->busy);
 out:
-	local_irq_restore(flags);
+	raw_local_irq_restore(flags);
 }
 
 /*
@@ -316,14 +328,15 @@ static bool stp_run_entry_fn(const struct stp_probe *p, struct pt_regs *regs,
 	int level;
 
 	memset(vals, 0, p->nentry * sizeof(*vals));
-	local_irq_save(flags);
+	raw_local_irq_save(flags);	/* as stp_run_probe_with() */
 	level = stp_ctx_level();
 	c = __this_cpu_read(stp_contexts[level]);
 	if (unlikely(atomic_inc_return(&c->busy) != 1 ||
 		     !stp_nmi_may_run(p, level)))
 		goto out_busy;
+	stp_irq_trace_off(flags);
 	if (unlikely(!stp_lock_probe(p)))
-		goto out_busy;
+		goto out_trace;
 	c->probe = p;
 	c->loc = p->loc;
 	c->regs = regs;
@@ -337,13 +350,12 @@ static bool stp_run_entry_fn(const struct stp_probe *p, struct pt_regs *regs,
 	if (unlikely(c->error))
 		stp_report_error(c);
 	stp_output_flush(c);
-	c->probe = NULL;
-	c->regs = NULL;
-	c->entry = NULL;
 	stp_unlock_probe(p);
+out_trace:
+	stp_irq_trace_on(flags);
 out_busy:
 	atomic_dec(&c->busy);
-	local_irq_restore(flags);
+	raw_local_irq_restore(flags);
 	if (!ran)
 		stp_count_skipped();
 	return ran;
@@ -432,8 +444,8 @@ static const char *stp_probe_errno_text(int err)
 static u64 stp_probes_nmissed(void)
 {
 	struct stp_probe *p;
-	u64 n = stp_ftrace_nmissed();
 	unsigned int i;
+	u64 n = 0;
 
 	for (i = 0; i < stp_session.nprobes; i++) {
 		p = &stp_session.probes[i];
@@ -709,8 +721,9 @@ static int stp_probes_register(struct stp_probe *probes, unsigned int n)
 	if (rc)
 		goto err_unregister;
 	if (nk || nr)		/* -v shows it: each probe's mechanism */
-		stp_info("probes: %u entry through ftrace_ops, %u kprobes, %u kretprobes\n",
-			 stp_ftrace_count(), nk - stp_ftrace_count(), nr);
+		stp_info("probes: %u entry through %s, %u kprobes, %u kretprobes\n",
+			 stp_ftrace_count(), stp_ftrace_mechanism(),
+			 nk - stp_ftrace_count(), nr);
 	rc = stp_tracepoints_register(probes, n);
 	if (rc)
 		goto err_unregister;

@@ -107,24 +107,45 @@ static inline s64 stp_hist_get(struct stp_context *c, const struct stp_stat *s,
 	return s->count ? h[i] : 0;	/* an absent element has no buckets */
 }
 
-static inline void stp_stat_add(struct stp_stat *s, s64 v)
+/*
+ * adds v to s: the minimum and maximum only when minmax, the sum of
+ * squares only when sumsq (constants: whether the script reads @min/@max,
+ * @variance of the statistic; what it never reads is never kept)
+ */
+static __always_inline void stp_stat_add_kept(struct stp_stat *s, s64 v,
+					      bool minmax, bool sumsq)
 {
-	if (!s->count || v < s->min)
-		s->min = v;
-	if (!s->count || v > s->max)
-		s->max = v;
+	if (minmax) {
+		if (!s->count || v < s->min)
+			s->min = v;
+		if (!s->count || v > s->max)
+			s->max = v;
+	}
 	s->count++;
 	s->sum += v;
-	s->sumsq = (s64)((u64)s->sumsq + (u64)v * (u64)v);
+	if (sumsq)
+		s->sumsq = (s64)((u64)s->sumsq + (u64)v * (u64)v);
 }
 
-/* adds v to s and, when d collects one, to its histogram h */
+static inline void stp_stat_add(struct stp_stat *s, s64 v)
+{
+	stp_stat_add_kept(s, v, true, true);
+}
+
+/* adds v to s (as stp_stat_add_kept) and, when d collects one, to its histogram h */
+static __always_inline void stp_stat_addh_kept(struct stp_stat *s, s64 *h,
+					       const struct stp_hdesc *d, s64 v,
+					       bool minmax, bool sumsq)
+{
+	stp_stat_add_kept(s, v, minmax, sumsq);
+	if (d->kind != STP_HIST_NONE)
+		h[stp_hist_bucket(d, v)]++;
+}
+
 static inline void stp_stat_addh(struct stp_stat *s, s64 *h,
 				 const struct stp_hdesc *d, s64 v)
 {
-	stp_stat_add(s, v);
-	if (d->kind != STP_HIST_NONE)
-		h[stp_hist_bucket(d, v)]++;
+	stp_stat_addh_kept(s, h, d, v, true, true);
 }
 
 /* folds one CPU's aggregate (s, h) into (a, ah) */

@@ -105,7 +105,8 @@ static void stp_add_lat(s64 v)
 {
 	struct stp_pcs_lat *p = this_cpu_ptr(&g_lat);
 
-	stp_stat_addh(&p->s, p->h, &stp_hd_lat, v);
+	/* min and max kept (@min, @max read), no sum of squares (no @variance) */
+	stp_stat_addh_kept(&p->s, p->h, &stp_hd_lat, v, 1, 0);
 }
 
 static const struct stp_stat *stp_agg_lat(struct stp_context *c)

@@ -35,7 +35,10 @@ KbuildResult kbuild(const KbuildRequest &req)
 				  (req.debug_info ? "" : " -g0") +
 				  (req.extra_ccflags.empty() ? "" : " " + req.extra_ccflags) + "\n" +
 				  // columns in bytes, as the script's (cmap.h maps them back)
-				  "ccflags-y += $(call cc-option,-fdiagnostics-column-unit=byte)\n";
+				  "ccflags-y += $(call cc-option,-fdiagnostics-column-unit=byte)\n" +
+				  // no ftrace sites in the module: a probe's own path (the
+				  // handlers, the bodies) never calls into ftrace
+				  "CFLAGS_REMOVE_" + req.module_name + ".o += $(CC_FLAGS_FTRACE)\n";
 	if (!write_file(dir / (req.module_name + ".c"), req.c_source) ||
 	    !write_file(dir / "Kbuild", kbuild_file)) {
 		r.error = "cannot write the module source in " + dir.string();

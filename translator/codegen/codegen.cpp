@@ -1,6 +1,7 @@
 // codegen.cpp - emits the module's C: locals and function frames, globals
 // (scalars, per-CPU statistics, arrays), function and probe bodies, probe
 // table, then the runtime's module skeleton.
+#include <algorithm>
 #include "translator/codegen/codegen_impl.h"
 
 namespace stap_pmu {
@@ -58,6 +59,10 @@ std::string Emitter::run()
 	// only when some body may read them (runtime/stp_ftrace.h)
 	if (!in_.guru && !code_reads_regs(code.str()))
 		os_ << "#define STP_NO_ENTRY_REGS 1 /* no body reads the probed registers */\n\n";
+	// the probe path skips the lock loop when no body takes a lock
+	if (std::all_of(sema_.bodies.begin(), sema_.bodies.end(),
+			[](const ProbeBody &b) { return b.locks.empty(); }))
+		os_ << "#define STP_NO_PROBE_LOCKS 1 /* no probe body takes a global's lock */\n\n";
 	// a sampled overload check costs more on one hit in STP_OVERLOAD_SAMPLE:
 	// between two counter reads that would change one delta in 8 (entry
 	// and return probes share the count), so scripts reading PMU counters

@@ -269,8 +269,9 @@ std::string Emitter::assign(const Expr &e)
 		}
 		if (is_local_stat(*sym)) {
 			std::string l = local_ref(*sym);
-			return "stp_stat_addh((struct stp_stat *)" + l + ".s, " + l + ".h, " + local_hdesc(*sym) + ", " +
-			       v + ")";
+			return "stp_stat_addh_kept((struct stp_stat *)" + l + ".s, " + l + ".h, " +
+			       local_hdesc(*sym) + ", " + v + ", " + (sym->minmax ? "1" : "0") + ", " +
+			       (sym->variance ? "1" : "0") + ")";
 		}
 		return "stp_add_" + sym->name + "(" + v + ")";
 	}

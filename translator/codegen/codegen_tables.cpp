@@ -111,7 +111,8 @@ void Emitter::scalar_stat(const Symbol &g)
 	    << "static DEFINE_PER_CPU(struct stp_pcs_" << n << ", g_" << n << ");\n"
 	    << "static inline void stp_add_" << n << "(s64 v)\n{\n"
 	    << "\tstruct stp_pcs_" << n << " *p = this_cpu_ptr(&g_" << n << ");\n\n"
-	    << "\tstp_stat_addh(&p->s, p->h, &stp_hd_" << n << ", v);\n}\n"
+	    << "\tstp_stat_addh_kept(&p->s, p->h, &stp_hd_" << n << ", v, " << g.minmax << ", "
+	    << g.variance << ");\n}\n"
 	    << "static __maybe_unused const struct stp_stat *stp_agg_" << n
 	    << "(struct stp_context *c)\n{\n\tint cpu;\n\n"
 	    << "\tstp_stat_agg_reset(c, " << nb << ");\n"

@@ -47,7 +47,8 @@ struct Symbol {
 	HistKind hist = HistKind::None;
 	int64_t hist_lo = 0, hist_hi = 0, hist_step = 0;
 	SourceLoc hist_loc;
-	bool variance = false;
+	bool variance = false; // a statistic read by @variance (keeps the sum of squares)
+	bool minmax = false;   // a statistic read by @min or @max (keeps both)
 	Storage storage = Storage::Shared; // globals (sema/storage.cpp)
 	std::string storage_why;           // why, in the words of -p2 -v
 };

@@ -204,6 +204,8 @@ Type Checker::at_call(const Expr &e)
 			error(e.loc, "@" + e.text + " takes one argument");
 		if (sym && e.text == "variance")
 			sym->variance = true;
+		if (sym && (e.text == "min" || e.text == "max"))
+			sym->minmax = true;
 		return set(e, Type::Long);
 	}
 	if (e.text == "hist_log" || e.text == "hist_linear")

@@ -957,17 +957,22 @@ std::optional<SymbolTable> SymbolTable::from_cache(std::shared_ptr<const void> o
 	    (h.nslots & (h.nslots - 1)) != 0)
 		return std::nullopt;
 	size_t at = sizeof h, names = at + h.num * sizeof(CacheSym);
-	std::vector<Symbol> syms;
-	syms.reserve(h.num);
+	// sized once and written in place (150k symbols: push_back's capacity
+	// checks cost as much as the conversion); one check for all of them
+	std::vector<Symbol> syms(h.num);
 	const char *blob = d.data() + names;
+	Symbol *out = syms.data();
+	uint64_t bad = 0;
 	for (size_t i = 0; i < h.num; ++i, at += sizeof(CacheSym)) {
 		auto c = rd<CacheSym>(d, at);
-		size_t len = c.len_type >> 8;
-		if (c.off > h.blob || len > h.blob - c.off)
-			return std::nullopt;
-		syms.push_back({std::string_view(blob + c.off, len), static_cast<char>(c.len_type & 0xff),
-				c.addr});
+		uint64_t len = c.len_type >> 8;
+		bad |= (uint64_t{c.off} + len) > h.blob;
+		out[i].name = std::string_view(blob + (bad ? 0 : c.off), bad ? 0 : len);
+		out[i].type = static_cast<char>(c.len_type & 0xff);
+		out[i].addr = c.addr;
 	}
+	if (bad)
+		return std::nullopt;
 	at = names + align8(h.blob);
 	// copied as they are (no zeroing, no pass over them): first() and
 	// next() treat an index past the symbols as the end of a chain

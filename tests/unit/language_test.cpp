@@ -57,8 +57,8 @@ TEST(Language, PreprocessorComparesVersionsNumerically)
 	in.kernel_v = "5.10.0";
 	in.kernel_vr = "5.10.0-28-amd64";
 	in.arch = "x86_64";
-	in.config["CONFIG_HZ"] = "250";
-	in.config["CONFIG_SMP"] = "y";
+	in.config.set("CONFIG_HZ", "250");
+	in.config.set("CONFIG_SMP", "y");
 	auto pick = [&](const std::string &cond) {
 		return preprocessed("probe begin { x = %( " + cond + " %? 1 %: 2 %) }", in);
 	};

@@ -65,7 +65,8 @@ asmlinkage long sys_ipc(struct ipc_buf __user *b, pid_t pid);
 #endif
 #endif
 )";
-	std::map<std::string, std::string> config = {{"CONFIG_ARCH_HAS_SYSCALL_WRAPPER", "y"}};
+	KernelConfig config;
+	config.set("CONFIG_ARCH_HAS_SYSCALL_WRAPPER", "y");
 	auto v = syscalls::parse_prototypes(h, config);
 	std::vector<std::string> names;
 	for (const Syscall &s : v)
@@ -79,7 +80,7 @@ asmlinkage long sys_ipc(struct ipc_buf __user *b, pid_t pid);
 					  "int __user *|arg4, unsigned long|arg5");
 	EXPECT_EQ(sig(*find(v, "both")), "int|a"); // not known: the first wins
 	EXPECT_EQ(sig(*find(v, "ipc")), "struct ipc_buf __user *|b, pid_t|pid");
-	config["CONFIG_BACKWARDS"] = "y";
+	config.set("CONFIG_BACKWARDS", "y");
 	v = syscalls::parse_prototypes(h, config);
 	EXPECT_EQ(sig(*find(v, "clone")), "unsigned long|arg1, unsigned long|arg2, int __user *|arg3, "
 					  "unsigned long|arg4, int __user *|arg5");
@@ -110,7 +111,7 @@ TEST(Syscalls, InstalledHeaders)
 		ASSERT_TRUE(h.ok());
 		auto text = sys::read_file(*h);
 		ASSERT_TRUE(text);
-		auto v = syscalls::parse_prototypes(*text, {{"CONFIG_ARCH_HAS_SYSCALL_WRAPPER", "y"}});
+		auto v = syscalls::parse_prototypes(*text, KernelConfig::parse("CONFIG_ARCH_HAS_SYSCALL_WRAPPER=y"));
 		EXPECT_GT(v.size(), 300u);
 		ASSERT_NE(find(v, "read"), nullptr);
 		EXPECT_EQ(sig(*find(v, "read")), "unsigned int|fd, char __user *|buf, size_t|count");
@@ -297,7 +298,7 @@ TEST(Syscalls, AllOfAnInstalledKernel)
 	ASSERT_TRUE(h.ok());
 	auto text = sys::read_file(*h);
 	ASSERT_TRUE(text);
-	auto protos = syscalls::parse_prototypes(*text, {{"CONFIG_ARCH_HAS_SYSCALL_WRAPPER", "y"}});
+	auto protos = syscalls::parse_prototypes(*text, KernelConfig::parse("CONFIG_ARCH_HAS_SYSCALL_WRAPPER=y"));
 	std::set<std::string> present;
 	for (const Syscall &s : protos)
 		present.insert(s.name);

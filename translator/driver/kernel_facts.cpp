@@ -79,8 +79,8 @@ ParseOptions parse_options(const Cli &cli)
 {
 	ParseOptions po;
 	TreeFacts t = preproc_facts(cli);
-	// the config map has some 8000 entries: moved, never copied (copying
-	// it was a third of -p3's instructions)
+	// moved: the config's index has some 8000 entries (a copy shares the
+	// text but copies the index)
 	po.pp = std::move(t.pp);
 	po.pp.guru = cli.guru;
 	if (!cli.compatible.empty())

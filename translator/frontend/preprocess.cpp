@@ -545,8 +545,7 @@ private:
 	// number compares numerically, == and != with a string are globs.
 	bool config_atom(const Token &name, const Token &op, const Token &rhs)
 	{
-		auto it = in_.config.find(name.text);
-		std::string lhs = it == in_.config.end() ? "" : it->second;
+		std::string lhs(in_.config.get(name.text).value_or(""));
 		if (lhs.size() >= 2 && lhs.front() == '"' && lhs.back() == '"')
 			lhs = lhs.substr(1, lhs.size() - 2);
 		if (rhs.kind == Tok::Number) {
@@ -698,23 +697,7 @@ PreprocInput preproc_input_from_tree(const std::string &dir, const std::string &
 		std::optional<std::string> text = sys::read_file(dir + name);
 		if (!text)
 			continue;
-		// some 8000 lines in Kconfig order: sorted first, the map is then
-		// built in one pass (a later line for the same option wins)
-		std::vector<std::pair<std::string_view, std::string_view>> kv;
-		std::string_view rest = *text;
-		while (!rest.empty()) {
-			size_t nl = rest.find('\n');
-			std::string_view line = rest.substr(0, nl);
-			rest = nl == std::string_view::npos ? std::string_view{} : rest.substr(nl + 1);
-			size_t eq = line.find('=');
-			if (line.substr(0, 7) == "CONFIG_" && eq != std::string_view::npos)
-				kv.emplace_back(line.substr(0, eq), line.substr(eq + 1));
-		}
-		std::stable_sort(kv.begin(), kv.end(),
-				 [](const auto &a, const auto &b) { return a.first < b.first; });
-		for (size_t i = 0; i < kv.size(); ++i)
-			if (i + 1 == kv.size() || kv[i + 1].first != kv[i].first)
-				in.config.emplace_hint(in.config.end(), kv[i].first, kv[i].second);
+		in.config = KernelConfig::parse(std::move(*text));
 		break;
 	}
 	return in;

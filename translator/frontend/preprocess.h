@@ -11,6 +11,7 @@
 
 #include "translator/frontend/diagnostics.h"
 #include "translator/frontend/lexer.h"
+#include "translator/support/kconfig.h"
 
 namespace stap_pmu {
 
@@ -24,7 +25,7 @@ struct PreprocInput {
 	std::string kernel_vr; // "6.1.0-57-amd64"
 	std::string arch;      // "x86_64"
 	std::string compatible = compatible_default; // systemtap_v
-	std::map<std::string, std::string> config; // CONFIG_X -> "y", "m", "\"str\"", "123"
+	KernelConfig config;   // CONFIG_X -> "y", "m", "\"str\"", "123"
 	bool guru = false;     // -g: embedded C allowed
 	// -D NAME=VALUE: replaces the body of the script's @define NAME (a
 	// macro without parameters) with VALUE's tokens

@@ -52,7 +52,7 @@ std::string strip_comments(std::string_view t)
 
 // A preprocessor condition: 1 true, 0 false, -1 not known. Only
 // CONFIG_X, defined(CONFIG_X) and their negation with '!' are known.
-int condition(std::string c, const std::map<std::string, std::string> &config)
+int condition(std::string c, const KernelConfig &config)
 {
 	c = trim(c);
 	bool neg = false;
@@ -70,8 +70,8 @@ int condition(std::string c, const std::map<std::string, std::string> &config)
 	    !std::all_of(c.begin(), c.end(), [](char ch) { return isalnum((unsigned char)ch) || ch == '_'; }))
 		return -1;
 	// its prototypes are the wrappers' arguments: read them
-	bool set = c != "CONFIG_ARCH_HAS_SYSCALL_WRAPPER" && config.count(c) &&
-		   config.at(c) != "n";
+	std::optional<std::string_view> v = config.get(c);
+	bool set = c != "CONFIG_ARCH_HAS_SYSCALL_WRAPPER" && v && *v != "n";
 	return set != neg;
 }
 
@@ -82,7 +82,7 @@ struct Cond {
 };
 
 // The code (no preprocessor lines, continuations included) that config selects.
-std::string active_code(std::string_view text, const std::map<std::string, std::string> &config)
+std::string active_code(std::string_view text, const KernelConfig &config)
 {
 	std::string code = strip_comments(text), out;
 	std::vector<Cond> stack;
@@ -161,7 +161,7 @@ std::vector<Arg> parse_args(const std::string &list)
 } // namespace
 
 std::vector<Syscall> parse_prototypes(std::string_view text,
-				      const std::map<std::string, std::string> &config)
+				      const KernelConfig &config)
 {
 	std::string code = active_code(text, config);
 	std::vector<Syscall> out;
@@ -609,7 +609,7 @@ std::optional<std::set<std::string>> wrappers(const std::string &release, const 
 
 Result<GeneratedTapset> tapset_dir(const std::string &tree, const std::string &release,
 				   const std::string &arch,
-				   const std::map<std::string, std::string> &config)
+				   const KernelConfig &config)
 {
 	GeneratedTapset g;
 	g.dir = kernel::cache_dir() + "/tapsets/" + generator_version + "/" + release + "-" + arch;

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "translator/support/kconfig.h"
 #include "translator/support/result.h"
 
 namespace stap_pmu::syscalls {
@@ -35,7 +36,7 @@ struct Syscall {
 // CONFIG_ARCH_HAS_SYSCALL_WRAPPER hides is read: its prototypes are the
 // arguments the wrappers unpack.
 std::vector<Syscall> parse_prototypes(std::string_view text,
-				      const std::map<std::string, std::string> &config);
+				      const KernelConfig &config);
 
 // include/linux/syscalls.h of a build tree: the tree's own, or that of the
 // tree its Makefile includes (Debian's -common tree).
@@ -78,6 +79,6 @@ struct GeneratedTapset {
 };
 Result<GeneratedTapset> tapset_dir(const std::string &tree, const std::string &release,
 				   const std::string &arch,
-				   const std::map<std::string, std::string> &config);
+				   const KernelConfig &config);
 
 } // namespace stap_pmu::syscalls

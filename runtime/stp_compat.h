@@ -372,6 +372,22 @@ static inline int stp_register_ftrace_direct(struct ftrace_ops *ops,
 #endif
 }
 
+/*
+ * The most sites one direct registration takes. Before 6.5 the kernel
+ * adds them to its table of direct calls one at a time, growing the table
+ * (to twice the size) whenever it holds more than 64 << k entries, and
+ * frees only the last table a registration replaced: growing twice in one
+ * registration leaks the table before (kmemleak, 6.1.192, 695 sites). The
+ * thresholds are at least 64 apart, so 64 sites grow it at most once
+ * whatever it held before; more go through the ftrace_ops. 6.5 on builds
+ * the new table once per registration.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+#define STP_FTRACE_DIRECT_MAX UINT_MAX
+#else
+#define STP_FTRACE_DIRECT_MAX 64
+#endif
+
 /* also frees the ops' filter */
 static inline void stp_unregister_ftrace_direct(struct ftrace_ops *ops,
 						unsigned long addr)

@@ -506,12 +506,20 @@ static int stp_ftrace_direct_register(void)
 	return rc;
 }
 
-/* the direct call is tried when every site is a vmlinux function */
+/*
+ * the direct call is tried when every site is a vmlinux function and the
+ * kernel takes that many in one registration (STP_FTRACE_DIRECT_MAX)
+ */
 static void stp_ftrace_choose_ops(void)
 {
 	unsigned int i;
 
 	stp_ftrace_filter_ops = &stp_ftrace_direct_ops;
+	if (stp_ftrace_nsites > STP_FTRACE_DIRECT_MAX) {
+		stp_info("%u entry probes: through the ftrace_ops (a direct call takes at most %u on this kernel)\n",
+			 stp_ftrace_nsites, STP_FTRACE_DIRECT_MAX);
+		stp_ftrace_filter_ops = &stp_ftrace_ops;
+	}
 	for (i = 0; i < stp_ftrace_nsites; i++)
 		if (strchr(stp_ftrace_sites[i].p->symbol, ':'))
 			stp_ftrace_filter_ops = &stp_ftrace_ops;

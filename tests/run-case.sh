@@ -28,6 +28,14 @@ unset expect_stdout
 # For a case whose figures are the kernel's rather than the tool's: true on the
 # debugging kernel (scripts/debug-kernel.sh; docs/testing.md says what differs).
 on_debug_kernel() { [[ $kernel_spec == *-debug ]]; }
+# The kernel line ("6.1", "6.12") of the case's spec (for suite:LINE, the
+# suite's kernel: $STAP_PMU_TEST_KERNEL when it is set).
+kernel_line()
+{
+	local s=$kernel_spec
+	[[ $s == suite:* ]] && s=${STAP_PMU_TEST_KERNEL:-${s#suite:}}
+	[[ $s =~ ^([0-9]+\.[0-9]+) ]] && echo "${BASH_REMATCH[1]}"
+}
 # shellcheck disable=SC1090
 source "$case_file"
 

@@ -58,7 +58,9 @@ public:
 		if (base_)
 			munmap(base_, size_);
 	}
-	static Result<std::unique_ptr<Mapping>> open(const std::string &path)
+	// populate: read the whole file in now (one fault-in instead of one
+	// page fault per page touched; for a file that is read whole)
+	static Result<std::unique_ptr<Mapping>> open(const std::string &path, bool populate = false)
 	{
 		sys::Fd fd = sys::Fd::open(path, O_RDONLY);
 		struct stat st {};
@@ -70,7 +72,8 @@ public:
 		if (m->size_ == 0)
 			return fail("the kernel image " + path + " is empty",
 				    "pass an uncompressed vmlinux or arm64 Image");
-		void *p = mmap(nullptr, m->size_, PROT_READ, MAP_PRIVATE, fd.get(), 0);
+		void *p = mmap(nullptr, m->size_, PROT_READ, MAP_PRIVATE | (populate ? MAP_POPULATE : 0),
+			       fd.get(), 0);
 		if (p == MAP_FAILED)
 			return fail("cannot map the kernel image " + path + ": " + std::strerror(errno));
 		m->base_ = p;
@@ -992,7 +995,7 @@ Result<SymbolTable> read_image_cached(const std::string &path, const std::string
 		return read_image(path);
 	std::string dir = cache_root + "/ksyms";
 	std::string file = dir + "/" + cache_key(path, st) + ".bin";
-	if (auto m = Mapping::open(file)) {
+	if (auto m = Mapping::open(file, true)) {
 		std::shared_ptr<const Mapping> owner(std::move(*m));
 		if (auto t = SymbolTable::from_cache(owner, owner->bytes()))
 			return std::move(*t);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * stp_compat.h - kernel headers and the only place that tests
- * LINUX_VERSION_CODE. Everything else uses the wrappers defined here.
+ * stp_compat.h - the only place that tests LINUX_VERSION_CODE (the kernel
+ * headers are stp_kernel.h). Everything else uses the wrappers defined here.
  *
  * Tested on 6.1 (Debian 6.1.0-57). The other branches follow the kernel's
  * API history (proc_ops 5.6, get_kretprobe 5.11, hrtimer_setup 6.13) but
@@ -10,64 +10,10 @@
 #ifndef STP_COMPAT_H
 #define STP_COMPAT_H
 
-#include <linux/version.h>
-#include <linux/module.h>
-#include <linux/moduleparam.h>
-#include <linux/kernel.h>
-#include <linux/types.h>
-#include <linux/errno.h>
-#include <linux/err.h>
-#include <linux/atomic.h>
-#include <linux/spinlock.h>
-#include <linux/mutex.h>
-#include <linux/percpu.h>
-#include <linux/smp.h>
-#include <linux/cpumask.h>
-#include <linux/irqflags.h>
-#include <linux/hardirq.h>
-#include <linux/preempt.h>
-#include <linux/sched.h>
-#include <linux/sched/signal.h>
-#include <linux/sched/task.h>
-#include <linux/pid.h>
-#include <linux/rcupdate.h>
-#include <linux/string.h>
-#include <linux/slab.h>
-#include <linux/vmalloc.h>
-#include <linux/mm.h>
-#include <linux/uaccess.h>
-#include <linux/proc_fs.h>
-#include <linux/seq_file.h>
-#include <linux/kprobes.h>
-#include <linux/tracepoint.h>
-#include <linux/hrtimer.h>
-#include <linux/ktime.h>
-#include <linux/timekeeping.h>
-#include <linux/delay.h>
-#include <linux/math64.h>
-#include <linux/perf_event.h>
-#include <linux/cpuhotplug.h>
-#include <linux/cpu.h>
-#include <linux/timex.h>
-#include <linux/uprobes.h>
-#include <linux/namei.h>
-#include <linux/path.h>
-#include <linux/fs.h>
-#include <linux/binfmts.h>
-#ifdef CONFIG_ARM64
-#include <linux/perf/arm_pmu.h>
-#include <asm/sysreg.h>
-#endif
+#include "stp_kernel.h"
 
 #if LINUX_VERSION_CODE < KERNEL_VERSION(5, 4, 0)
 #error "stap-pmu runtime: kernels older than 5.4 are not supported"
-#endif
-
-/* va_list: <linux/stdarg.h> since 5.15, the compiler's header before */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 15, 0)
-#include <linux/stdarg.h>
-#else
-#include <stdarg.h>
 #endif
 
 /* procfs operations: struct proc_ops since 5.6, file_operations before */
@@ -173,7 +119,6 @@ static inline void stp_hrtimer_setup(struct hrtimer *t,
  */
 #ifdef CONFIG_ARM64
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
-#include <linux/perf/arm_pmuv3.h>
 #define STP_ARMV8_CYCLE_IDX ARMV8_PMU_CYCLE_IDX
 #define STP_ARMV8_EVCNTR_IDX(n) (n)
 #else
@@ -188,7 +133,6 @@ static inline void stp_hrtimer_setup(struct hrtimer *t,
  * ptrauth_strip_insn_pac() before.
  */
 #ifdef CONFIG_ARM64
-#include <asm/pointer_auth.h>
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
 #define stp_strip_pac(lr) ptrauth_strip_kernel_insn_pac(lr)
 #else
@@ -332,7 +276,6 @@ static inline u64 stp_cycles_per_sec(void)
 #if defined(CONFIG_X86_64) && defined(CONFIG_DYNAMIC_FTRACE_WITH_REGS) && \
 	!defined(STP_NO_FTRACE_OPS)
 #define STP_HAVE_FTRACE_OPS 1
-#include <linux/ftrace.h>
 /*
  * the ip a kprobe's pre_handler sees at a function's ftrace site (x86:
  * just past the int3 it emulates): handlers see the same through ftrace
@@ -357,10 +300,6 @@ static inline u64 stp_cycles_per_sec(void)
 	defined(CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS) && \
 	!defined(STP_NO_FTRACE_DIRECT)
 #define STP_HAVE_FTRACE_DIRECT 1
-#include <asm/ftrace.h>
-#include <asm/ibt.h>
-#include <asm/linkage.h>
-#include <asm/nospec-branch.h>
 
 static inline int stp_register_ftrace_direct(struct ftrace_ops *ops,
 					     unsigned long addr)

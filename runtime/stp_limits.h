@@ -10,7 +10,8 @@
 #ifndef STP_LIMITS_H
 #define STP_LIMITS_H
 
-#include <linux/types.h>
+/* the kernel headers first, in one order for every build (stp_kernel.h) */
+#include "stp_kernel.h"
 
 #ifndef STP_MODULE_NAME
 #define STP_MODULE_NAME KBUILD_MODNAME

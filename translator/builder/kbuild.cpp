@@ -1,24 +1,326 @@
-// kbuild.cpp - writes NAME.c and a Kbuild file, runs make -C TREE M=DIR.
+// kbuild.cpp - writes NAME.c and a Kbuild file, runs make -C TREE M=DIR, or
+// replays the commands kbuild ran for an earlier module (kbuild_replay.h).
 #include "translator/builder/kbuild.h"
-#include "translator/support/text.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sys/wait.h>
+
+#include "translator/builder/cache.h"
+#include "translator/builder/kbuild_replay.h"
+#include "translator/kernelinfo/kernel.h"
+#include "translator/support/file.h"
+#include "translator/support/text.h"
+
+extern char **environ;
 
 namespace fs = std::filesystem;
 
 namespace stap_pmu {
 
-static bool write_file(const fs::path &p, const std::string &text)
+namespace {
+
+// Bumped whenever what a recipe holds or how it is replayed changes.
+constexpr const char *kRecipeFormat = "kbuild-recipe-1";
+
+// The compiler's messages in English, quoted in ASCII as stap-pmu's (the
+// kernel's Makefile unexports LC_ALL)
+constexpr const char *kLocale = "LANG=C LC_CTYPE=C LC_MESSAGES=C LC_ALL=C ";
+
+bool write_file(const fs::path &p, const std::string &text)
 {
 	std::ofstream out(p, std::ios::binary | std::ios::trunc);
 	out << text;
 	return static_cast<bool>(out);
 }
+
+std::string kbuild_file(const KbuildRequest &req, const std::string &name)
+{
+	return "obj-m := " + name + ".o\n" + "ccflags-y := -I" + req.runtime_dir + " -Wno-unused-function" +
+	       (req.debug_info ? "" : " -g0") + (req.extra_ccflags.empty() ? "" : " " + req.extra_ccflags) +
+	       "\n" +
+	       // columns in bytes, as the script's (cmap.h maps them back)
+	       "ccflags-y += $(call cc-option,-fdiagnostics-column-unit=byte)\n" +
+	       // no ftrace sites in the module: a probe's own path (the
+	       // handlers, the bodies) never calls into ftrace
+	       "CFLAGS_REMOVE_" + name + ".o += $(CC_FLAGS_FTRACE)\n";
+}
+
+struct Run {
+	int status = -1;
+	std::string out;
+};
+
+// A command started now and read later, so that two run side by side.
+class Started {
+public:
+	explicit Started(const std::string &cmd) : cmd_(cmd), p_(popen(cmd.c_str(), "r")) {}
+	Started(const Started &) = delete;
+	Started &operator=(const Started &) = delete;
+	~Started()
+	{
+		if (p_)
+			finish();
+	}
+	// its standard output (and what the command sends there) and exit status
+	Run finish()
+	{
+		Run r;
+		if (!p_) {
+			r.out = "cannot run " + cmd_ + "\n";
+			return r;
+		}
+		std::array<char, 4096> buf;
+		size_t n;
+		while ((n = fread(buf.data(), 1, buf.size(), p_)) > 0)
+			r.out.append(buf.data(), n);
+		int status = pclose(p_);
+		p_ = nullptr;
+		r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+		return r;
+	}
+
+private:
+	std::string cmd_;
+	FILE *p_;
+};
+
+// sh -c CMD 2>&1, its output and exit status
+Run run(const std::string &cmd) { return Started(cmd + " 2>&1").finish(); }
+
+// Everything kbuild's commands depend on besides the C: the tree, its
+// tools, the make variables, the environment kbuild reads, the Kbuild file
+// (with the name as a placeholder) and the precompiled runtime header.
+std::string recipe_key(const KbuildRequest &req)
+{
+	cache::Key k;
+	k.add("format", kRecipeFormat);
+	k.add("tree", fs::absolute(req.build_tree).string());
+	cache::add_build_tree(k, req.build_tree, "");
+	k.add_file("tree.makefile", req.build_tree + "/Makefile");
+	k.add_file_stat("tree.modpost", req.build_tree + "/scripts/mod/modpost");
+	k.add_file_stat("tree.objtool", req.build_tree + "/tools/objtool/objtool");
+	k.add("kbuild", kbuild_file(req, kbuild_replay::kNameMark));
+	k.add("arch", req.arch);
+	k.add("cross", req.cross_compile);
+	for (const std::string &v : req.make_vars)
+		k.add("var", v);
+	for (char **e = environ; *e; e++) {
+		std::string v = *e;
+		std::string n = v.substr(0, v.find('='));
+		if (n.rfind("KBUILD_", 0) == 0 || n.rfind("LLVM", 0) == 0 || n == "PATH" ||
+		    n == "ARCH" || n == "CROSS_COMPILE" || n == "KCFLAGS" || n == "KCPPFLAGS" ||
+		    n == "KAFLAGS" || n == "KRUSTFLAGS" || n == "CC" || n == "LD" || n == "V" ||
+		    n == "W" || n == "C" || n == "O")
+			k.add("env", v);
+	}
+	k.add_file("stp_kernel.h", req.runtime_dir + "/stp_kernel.h");
+	return k.hex();
+}
+
+std::string make_command(const KbuildRequest &req, const fs::path &dir)
+{
+	std::string cmd = std::string(kLocale) + "make -C " + text::shell_quote(req.build_tree) +
+			  " M=" + text::shell_quote(fs::absolute(dir).string());
+	if (!req.arch.empty())
+		cmd += " ARCH=" + text::shell_quote(req.arch);
+	if (!req.cross_compile.empty())
+		cmd += " CROSS_COMPILE=" + text::shell_quote(req.cross_compile);
+	for (const std::string &v : req.make_vars)
+		cmd += " " + text::shell_quote(v);
+	return cmd + " modules";
+}
+
+// The recipe in rdir when it is there and its programs are the ones it was
+// recorded with.
+std::optional<kbuild_replay::Recipe> load_recipe(const std::string &rdir, const std::string &tree)
+{
+	auto text = sys::read_file(rdir + "/recipe");
+	if (!text)
+		return std::nullopt;
+	Result<kbuild_replay::Recipe> r = kbuild_replay::from_text(*text);
+	if (!r)
+		return std::nullopt;
+	for (const kbuild_replay::Pch &p : r->pchs)
+		if (!fs::exists(rdir + "/" + p.header + ".gch"))
+			return std::nullopt;
+	std::vector<std::string> words = kbuild_replay::program_words(*r);
+	if (words.size() != r->programs.size())
+		return std::nullopt;
+	for (size_t i = 0; i < words.size(); i++)
+		if (kbuild_replay::program_identity(words[i], tree) != r->programs[i])
+			return std::nullopt;
+	return std::move(*r);
+}
+
+// The recipe's commands for this module, run from the tree.
+Run replay(const KbuildRequest &req, const kbuild_replay::Recipe &rc, const std::string &dir)
+{
+	const std::string &name = req.module_name;
+	for (const kbuild_replay::Pch &p : rc.pchs)
+		if (!write_file(dir + "/" + p.names_file, kbuild_replay::expand(p.names_text, dir, name)))
+			return {-1, "cannot write " + dir + "/" + p.names_file + "\n"};
+	std::string script = "set -e\ncd " + text::shell_quote(req.build_tree) + "\n";
+	for (const std::string &e : rc.env) {
+		std::string v = kbuild_replay::expand(e, dir, name);
+		size_t eq = v.find('=');
+		script += "export " + v.substr(0, eq) + "=" + text::shell_quote(v.substr(eq + 1)) + "\n";
+	}
+	for (const std::string &s : rc.steps)
+		script += kbuild_replay::expand(s, dir, name) + "\n";
+	const std::string path = dir + "/.stp_kbuild.sh";
+	if (!write_file(path, script))
+		return {-1, "cannot write " + path + "\n"};
+	return run(std::string(kLocale) + "sh " + text::shell_quote(path));
+}
+
+
+// make's command line with GOAL instead of "modules"
+std::string make_goal(const KbuildRequest &req, const std::string &dir, const std::string &goal)
+{
+	std::string cmd = make_command(req, dir);
+	return cmd.replace(cmd.rfind(" modules"), 8, " " + goal);
+}
+
+// What make exports to kbuild's commands (`env -0` in a rule added with
+// --eval), where it differs from ours.
+Result<std::vector<std::string>> parse_env(const Run &run, const std::string &dir)
+{
+	if (run.status != 0)
+		return fail("make did not print its environment");
+	// make's own bookkeeping, not kbuild's
+	static const char *const skip[] = {"MAKEFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "MFLAGS",
+					   "MAKE_TERMOUT", "MAKE_TERMERR", "_", "OLDPWD", "PWD"};
+	const std::string &out = run.out;
+	std::vector<std::string> env;
+	size_t at = 0;
+	while (at < out.size()) {
+		size_t end = out.find('\0', at);
+		if (end == std::string::npos)
+			end = out.size();
+		std::string v = out.substr(at, end - at);
+		at = end + 1;
+		size_t eq = v.find('=');
+		if (eq == std::string::npos || eq == 0)
+			continue;
+		std::string name = v.substr(0, eq);
+		if (std::find(std::begin(skip), std::end(skip), name) != std::end(skip) ||
+		    !std::all_of(name.begin(), name.end(),
+				 [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }))
+			continue;
+		const char *ours = getenv(name.c_str());
+		if (ours && v.compare(eq + 1, std::string::npos, ours) == 0)
+			continue;
+		for (size_t q = v.find(dir); q != std::string::npos; q = v.find(dir, q))
+			v.replace(q, dir.size(), kbuild_replay::kDirMark);
+		env.push_back(v);
+	}
+	if (env.empty())
+		return fail("make printed no environment");
+	return env;
+}
+
+// A compile step to move onto a PCH: the object, the PCH's header and the
+// step's own headers.
+struct PchPlan {
+	std::string object, header, own;
+};
+
+// After make built the module: its commands as the recipe in rdir, the
+// module's compiles on precompiled headers. kbuild's .cmd files hold the
+// commands but not the BTF step; make -n -W NAME.o V=1 shows it without
+// running anything, and a rule added with --eval prints what make exports.
+// Returns what happened, for -v.
+std::string store_recipe(const KbuildRequest &req, const std::string &dir, const std::string &rdir)
+{
+	const std::string parent = fs::path(rdir).parent_path().string();
+	std::error_code ec;
+	fs::create_directories(parent, ec);
+	std::string tmp = parent + "/.tmp-XXXXXX";
+	if (ec || !mkdtemp(tmp.data()))
+		return "kbuild's commands not recorded: cannot create a directory in " + parent;
+	const std::string obj = dir + "/" + req.module_name + ".o";
+	Started dry(make_goal(req, dir, "V=1 -n -W " + text::shell_quote(obj) + " modules") + " 2>&1");
+	Started envq(make_goal(req, dir, "-s --eval='stp-pmu-env: ; @env -0' stp-pmu-env") + " 2>/dev/null");
+	Run dry_run = dry.finish();
+	Result<std::vector<std::string>> env = parse_env(envq.finish(), dir);
+	Result<kbuild_replay::Recipe> rc = kbuild_replay::record(dir, req.module_name, dry_run.out);
+	if (rc && !env)
+		rc = env.error();
+	std::string note;
+	if (rc) {
+		rc->env = std::move(*env);
+		// the runtime's kernel headers (runtime/stp_kernel.h), and those of kbuild's NAME.mod.c
+		std::vector<PchPlan> plans{{std::string(kbuild_replay::kNameMark) + ".o", "stp_pch.h",
+					    "#include \"stp_kernel.h\"\n"}};
+		if (auto modc = sys::read_file(dir + "/" + req.module_name + ".mod.c"))
+			plans.push_back({std::string(kbuild_replay::kNameMark) + ".mod.o", "stp_modc_pch.h",
+					 kbuild_replay::leading_directives(*modc)});
+		// each PCH made side by side; the recipe uses those gcc made
+		std::vector<std::unique_ptr<Started>> making;
+		std::vector<PchPlan> tried;
+		kbuild_replay::Recipe with = *rc;
+		for (const PchPlan &p : plans) {
+			std::optional<size_t> step = kbuild_replay::compile_step(with, p.object);
+			const std::string names = "." + p.header.substr(0, p.header.size() - 2) + "_names.h";
+			Status st = step ? kbuild_replay::use_pch(with, *step, rdir, p.header, p.own, names)
+					 : fail("kbuild compiled no " + p.object);
+			if (!st) {
+				note += "; no precompiled " + p.header + ": " + st.error().what;
+				continue;
+			}
+			const kbuild_replay::Pch &pch = with.pchs.back();
+			std::string cmd = "cd " + text::shell_quote(req.build_tree) + " && " + kLocale +
+					  kbuild_replay::expand(pch.create, dir, req.module_name);
+			for (size_t at = cmd.find(kbuild_replay::kPchMark); at != std::string::npos;
+			     at = cmd.find(kbuild_replay::kPchMark, at))
+				cmd.replace(at, strlen(kbuild_replay::kPchMark), tmp);
+			if (!write_file(tmp + "/" + p.header, pch.text))
+				continue;
+			making.push_back(std::make_unique<Started>(cmd + " 2>&1"));
+			tried.push_back(p);
+		}
+		for (size_t i = 0; i < making.size(); i++) {
+			Run made = making[i]->finish();
+			if (made.status == 0) {
+				std::optional<size_t> step = kbuild_replay::compile_step(*rc, tried[i].object);
+				const std::string names =
+					"." + tried[i].header.substr(0, tried[i].header.size() - 2) + "_names.h";
+				(void)kbuild_replay::use_pch(*rc, *step, rdir, tried[i].header, tried[i].own, names);
+			} else {
+				note += "; no precompiled " + tried[i].header + ": " +
+					made.out.substr(0, made.out.find('\n'));
+			}
+		}
+		for (const std::string &w : kbuild_replay::program_words(*rc)) {
+			rc->programs.push_back(kbuild_replay::program_identity(w, req.build_tree));
+			if (rc->programs.back().empty()) {
+				rc = fail("cannot find the program " + w);
+				break;
+			}
+		}
+	}
+	if (!rc || !write_file(tmp + "/recipe", kbuild_replay::to_text(*rc))) {
+		fs::remove_all(tmp, ec);
+		return "kbuild's commands not recorded: " + (rc ? "cannot write " + tmp : rc.error().what);
+	}
+	// a concurrent recording of the same key wins harmlessly
+	fs::rename(tmp, rdir, ec);
+	if (ec)
+		fs::remove_all(tmp, ec);
+	return "kbuild's commands recorded in " + rdir + " for the next builds" + note;
+}
+
+} // namespace
 
 KbuildResult kbuild(const KbuildRequest &req)
 {
@@ -30,17 +332,8 @@ KbuildResult kbuild(const KbuildRequest &req)
 		r.error = "cannot create " + dir.string() + ": " + ec.message();
 		return r;
 	}
-	std::string kbuild_file = "obj-m := " + req.module_name + ".o\n" +
-				  "ccflags-y := -I" + req.runtime_dir + " -Wno-unused-function" +
-				  (req.debug_info ? "" : " -g0") +
-				  (req.extra_ccflags.empty() ? "" : " " + req.extra_ccflags) + "\n" +
-				  // columns in bytes, as the script's (cmap.h maps them back)
-				  "ccflags-y += $(call cc-option,-fdiagnostics-column-unit=byte)\n" +
-				  // no ftrace sites in the module: a probe's own path (the
-				  // handlers, the bodies) never calls into ftrace
-				  "CFLAGS_REMOVE_" + req.module_name + ".o += $(CC_FLAGS_FTRACE)\n";
 	if (!write_file(dir / (req.module_name + ".c"), req.c_source) ||
-	    !write_file(dir / "Kbuild", kbuild_file)) {
+	    !write_file(dir / "Kbuild", kbuild_file(req, req.module_name))) {
 		r.error = "cannot write the module source in " + dir.string();
 		return r;
 	}
@@ -48,37 +341,47 @@ KbuildResult kbuild(const KbuildRequest &req)
 		r.error = "kernel build tree " + req.build_tree + " has no Makefile";
 		return r;
 	}
-	// The compiler's messages in English, quoted in ASCII as stap-pmu's
-	// (the kernel's Makefile unexports LC_ALL)
-	std::string cmd = "LANG=C LC_CTYPE=C LC_MESSAGES=C LC_ALL=C make -C " + text::shell_quote(req.build_tree) + " M=" +
-			  text::shell_quote(fs::absolute(dir).string());
-	if (!req.arch.empty())
-		cmd += " ARCH=" + text::shell_quote(req.arch);
-	if (!req.cross_compile.empty())
-		cmd += " CROSS_COMPILE=" + text::shell_quote(req.cross_compile);
-	for (const std::string &v : req.make_vars)
-		cmd += " " + text::shell_quote(v);
-	cmd += " modules 2>&1";
-	// Test hook: every make run is appended to $STAP_PMU_KBUILD_LOG, so tests
-	// can assert that a cached module was not rebuilt.
-	if (const char *hook = getenv("STAP_PMU_KBUILD_LOG"); hook && *hook) {
+	const std::string adir = fs::absolute(dir).string();
+	const fs::path ko = dir / (req.module_name + ".ko");
+	std::string rdir;
+	std::optional<kbuild_replay::Recipe> recipe;
+	std::string replay_note;
+	if (req.replay) {
+		const char *e = getenv("STAP_PMU_KBUILD_CACHE");
+		rdir = (e && *e ? std::string(e) : kernel::cache_dir() + "/kbuild") + "/" + recipe_key(req);
+		recipe = load_recipe(rdir, req.build_tree);
+	}
+	// Test hook: every build is appended to $STAP_PMU_KBUILD_LOG (a replay
+	// as the make command it stands for; one that failed is not a build,
+	// make's run after it is), so tests can assert that a cached module was
+	// not rebuilt.
+	const char *hook = getenv("STAP_PMU_KBUILD_LOG");
+	if (recipe) {
+		Run rp = replay(req, *recipe, adir);
+		if (rp.status == 0 && fs::exists(ko)) {
+			if (hook && *hook) {
+				std::ofstream log(hook, std::ios::app);
+				log << make_command(req, dir) << "  # replayed from " << rdir << "\n";
+			}
+			r.ok = true;
+			r.ko_path = ko.string();
+			r.log = rp.out;
+			r.how = "replayed kbuild's commands recorded in " + rdir;
+			return r;
+		}
+		// make decides: a compile error fails there too, with make's output
+		replay_note = "the replay of kbuild's commands in " + rdir + " failed (status " +
+			      std::to_string(rp.status) + (req.verbose ? ":\n" + rp.out : ")") + "; ";
+	}
+	std::string cmd = make_command(req, dir);
+	if (hook && *hook) {
 		std::ofstream log(hook, std::ios::app);
 		log << cmd << "\n";
 	}
-	FILE *p = popen(cmd.c_str(), "r");
-	if (!p) {
-		r.error = "cannot run make";
-		return r;
-	}
-	std::array<char, 4096> buf;
-	size_t n;
-	while ((n = fread(buf.data(), 1, buf.size(), p)) > 0)
-		r.log.append(buf.data(), n);
-	int status = pclose(p);
-	fs::path ko = dir / (req.module_name + ".ko");
-	if (status != 0 || !fs::exists(ko)) {
-		r.error = "kbuild failed (make exit status " +
-			  std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ")";
+	Run mk = run(cmd);
+	r.log = mk.out;
+	if (mk.status != 0 || !fs::exists(ko)) {
+		r.error = "kbuild failed (make exit status " + std::to_string(mk.status) + ")";
 		r.c_path = (fs::absolute(dir) / (req.module_name + ".c")).string();
 		fs::path log_path = fs::absolute(dir) / "make.log";
 		if (write_file(log_path, cmd + "\n" + r.log))
@@ -87,6 +390,15 @@ KbuildResult kbuild(const KbuildRequest &req)
 	}
 	r.ok = true;
 	r.ko_path = ko.string();
+	r.how = replay_note + "make";
+	if (recipe) {
+		// make built what the replay could not: the recipe is wrong for
+		// this module; the next build records the commands again
+		fs::remove_all(rdir, ec);
+		r.how += "; removed the recipe";
+	} else if (req.replay) {
+		r.how += "; " + store_recipe(req, adir, rdir);
+	}
 	return r;
 }
 

@@ -19,13 +19,19 @@ struct KbuildRequest {
 	// DWARF in the module (the kernel's -g); without it -g0: about 10 % less
 	// compile time and a module a quarter the size (docs/performance.md)
 	bool debug_info = false;
+	// Build by a replay of kbuild's commands recorded from an earlier make
+	// run for the same tree, variables and Kbuild file (kbuild_replay.h);
+	// without a recipe, make runs and its commands are recorded. The
+	// recipes are kept in $STAP_PMU_KBUILD_CACHE, else kernel::cache_dir()/kbuild.
+	bool replay = false;
 	bool verbose = false;
 };
 
 struct KbuildResult {
 	bool ok = false;
 	std::string ko_path;
-	std::string log;   // make's output
+	std::string log;   // make's output (or the replay's)
+	std::string how;   // how it was built, for -v: "make", "a replay of ..."
 	std::string error; // one-line summary when !ok
 	std::string c_path;   // when !ok: the generated C (absolute)
 	std::string log_path; // when !ok: the make command and log, kept in work_dir

@@ -67,6 +67,8 @@ Result<KbuildRequest> kbuild_request(const BuildRequest &req, const std::string 
 	kr.runtime_dir = fs::absolute(runtime_dir()).string();
 	kr.work_dir = work;
 	kr.debug_info = req.debug_info;
+	kr.replay = req.kbuild_replay;
+	kr.verbose = req.verbose;
 	for (const std::string &v : req.kbuild_vars) {
 		if (v.find('=') == std::string::npos || v.find('\n') != std::string::npos)
 			return fail("bad -B option '" + v + "': expected NAME=VALUE");
@@ -122,6 +124,8 @@ Result<std::string> compile(const BuildRequest &req, WorkDir &work, Timer &timer
 	}
 	timer.pass("Pass 4: compiled C into \"" + req.module_name + ".ko\" for " +
 		   req.target->tree.release);
+	if (req.verbose)
+		std::cerr << "kbuild: " << kres.how << "\n";
 	if (!req.cache_key.empty()) {
 		const std::string dir = cache::modules_dir();
 		if (Result<std::string> p = cache::store(dir, req.cache_key, req.module_name, kres.ko_path);

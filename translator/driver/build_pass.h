@@ -59,6 +59,7 @@ struct BuildRequest {
 	std::vector<std::string> kbuild_vars;  // -B NAME=VALUE
 	std::vector<std::string> sign_module;  // --sign-module KEY CERT (or empty)
 	bool debug_info = false;               // --module-debuginfo
+	bool kbuild_replay = true;             // not --kbuild-make (builder/kbuild_replay.h)
 	bool verbose = false;
 };
 

@@ -122,6 +122,9 @@ void add_kernel_options(CLI::App &app, Cli &cli)
 	app.add_flag("--module-debuginfo", cli.module_debuginfo,
 		     "Build the module with DWARF (-g; without it the build is faster)")
 		->group("Kernel and architecture");
+	app.add_flag("--kbuild-make", cli.kbuild_make,
+		     "Build with make every time (default: replay the commands kbuild ran for this kernel before)")
+		->group("Kernel and architecture");
 	app.add_option("--module-dir", cli.module_dirs,
 		       "Search DIR for module .ko files with DWARF (module(\"m\").function)")
 		->option_text("DIR")->allow_extra_args(false)->check(CLI::ExistingDirectory)

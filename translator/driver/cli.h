@@ -46,6 +46,7 @@ struct Cli {
 	std::string list_probes_vars;          // -L PATTERN
 	bool no_cache = false;                 // --no-cache
 	bool module_debuginfo = false;         // --module-debuginfo: -g for the module
+	bool kbuild_make = false;              // --kbuild-make: no replay of kbuild's commands
 	bool clean_cache = false;              // --clean-cache
 	std::string attach;                    // --attach NAME
 	std::string stop;                      // --stop NAME

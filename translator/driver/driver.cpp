@@ -216,6 +216,7 @@ Result<BuildRequest> build_request(const Cli &cli, const Front &f, const Transla
 	br.kbuild_vars = cli.kbuild_vars;
 	br.sign_module = cli.sign_module;
 	br.debug_info = cli.module_debuginfo;
+	br.kbuild_replay = !cli.kbuild_make;
 	br.verbose = cli.verbose > 0;
 	// a process probe's module holds offsets into the binaries: not cached
 	if (!cli.no_cache && !names_process_probes(f.parsed)) {

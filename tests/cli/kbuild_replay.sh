@@ -1,0 +1,82 @@
+#!/bin/bash
+# kbuild_replay.sh STAP_PMU - pass 4 without make once kbuild's commands for
+# a kernel are known (translator/builder/kbuild_replay.h):
+#  - the first build of a kernel runs make and records its commands, with
+#    the runtime's kernel headers and NAME.mod.c's precompiled;
+#  - the next build, of another script under another name, runs no make;
+#  - its module is make's: the same modinfo, symbols and sections, and
+#    without the precompiled headers the same bytes;
+#  - a compile error still reaches the user through make, as without a
+#    recipe; --kbuild-make runs make and records nothing.
+set -u
+stap_pmu=$(realpath "$1")
+source "$(dirname "$(realpath "$0")")/../lib/isolated-cache.sh"
+export XDG_CACHE_HOME=$work/xdg # recipes of its own
+recipes=$XDG_CACHE_HOME/stap-pmu/kbuild
+one='global n
+probe kprobe.function("__x64_sys_getpid") { n++ }
+probe end { printf("%d\n", n) }'
+two='global s
+probe kernel.function("vfs_read") { s <<< 1 }
+probe timer.s(1) { printf("%d\n", @count(s)) }'
+
+"$stap_pmu" -p4 -v -m rp_one -e "$one" >/dev/null 2>err || { say "first build failed"; cat err; }
+grep -q "^kbuild: make; kbuild's commands recorded in $recipes/[0-9a-f]\{32\} for the next builds$" err ||
+	{ say "first build: no 'kbuild: make; ... recorded' line"; grep 'kbuild' err; }
+mapfile -t dirs < <(ls -d "$recipes"/* 2>/dev/null)
+((${#dirs[@]} == 1)) || say "expected one recipe, found ${#dirs[@]}"
+recipe=${dirs[0]:-none}
+for h in stp_pch.h stp_modc_pch.h; do
+	[[ -s $recipe/$h.gch ]] || say "no precompiled $h in $recipe"
+done
+grep -q '^step .*scripts/mod/modpost' "$recipe/recipe" || say "the recipe has no modpost step"
+[[ $(makes) == 1 ]] || say "expected one make run, got $(makes)"
+
+"$stap_pmu" -p4 -v -k --no-cache -m rp_two -e "$two" >/dev/null 2>err || { say "second build failed"; cat err; }
+grep -q "^kbuild: replayed kbuild's commands recorded in $recipe\$" err ||
+	{ say "second build: not a replay"; grep 'kbuild' err; }
+tail -1 "$STAP_PMU_KBUILD_LOG" | grep -q "M=.* modules  # replayed from $recipe\$" ||
+	say "the build log does not show the replay: $(tail -1 "$STAP_PMU_KBUILD_LOG")"
+[[ -f rp_two.ko ]] || say "the replay left no rp_two.ko"
+mv rp_two.ko replayed.ko
+
+"$stap_pmu" -p4 -v --no-cache --kbuild-make -m rp_two -e "$two" >/dev/null 2>err || { say "--kbuild-make build failed"; cat err; }
+grep -q "^kbuild: make$" err || { say "--kbuild-make: not make alone"; grep 'kbuild' err; }
+mv rp_two.ko make.ko
+[[ $(ls -d "$recipes"/* | wc -l) == 1 ]] || say "--kbuild-make recorded another recipe"
+
+# the same module: what the kernel checks at load and what it links
+info() { modinfo "$1" | grep -v '^filename:'; }
+[[ $(info replayed.ko) == "$(info make.ko)" ]] ||
+	{ say "modinfo differs"; diff <(info replayed.ko) <(info make.ko); }
+[[ $(nm replayed.ko) == "$(nm make.ko)" ]] || { say "symbols differ"; diff <(nm replayed.ko) <(nm make.ko) | head; }
+sections() { readelf -SW "$1" | sed -n 's/^ *\[ *[0-9]*\] \([^ ]*\) .*/\1/p'; }
+[[ $(sections replayed.ko) == "$(sections make.ko)" ]] || say "sections differ"
+# Byte for byte without the PCHs: gcc then parses stp_pch.h as a header, the
+# commands stay the replay's. (With them gcc's instruction scheduling may
+# differ in a few places; the code is the same C compiled with the same flags.)
+kept=$(ls -d "$TMPDIR"/stap-pmu*/ | head -1)
+mkdir -p held
+mv "$recipe"/*.gch held/
+rm -f "$kept"/rp_two.ko
+(cd "$kept" && sh .stp_kbuild.sh >/dev/null 2>&1) || say "the kept replay script failed without the PCHs"
+mv held/*.gch "$recipe"/
+strip_ko() { objcopy --strip-debug --remove-section=.note.gnu.build-id "$1" "$2"; }
+strip_ko "$kept/rp_two.ko" nopch.ko && strip_ko make.ko make.s.ko && cmp -s nopch.ko make.s.ko ||
+	say "without the PCHs the replayed module is not make's byte for byte"
+
+# a compile error: the replay fails, make reports it as it always does
+bad='probe begin { %{ this is not C %} }'
+before=$(makes)
+"$stap_pmu" -g -p4 -m rp_bad -e "$bad" >/dev/null 2>err.replay && say "bad C compiled"
+[[ $(makes) == $((before + 1)) ]] || say "a failed replay and make's run after it logged $(($(makes) - before)) builds, not 1"
+[[ -d $recipe ]] || say "a compile error removed the recipe"
+"$stap_pmu" -g -p4 --kbuild-make -m rp_bad -e "$bad" >/dev/null 2>err.make && say "bad C compiled with make"
+norm() { sed -e "s|$TMPDIR/stap-pmu[A-Za-z0-9]*|DIR|g" "$1"; }
+grep -q "error: the generated C does not compile: unknown type name 'this'" err.replay ||
+	{ say "no compile error reported after the replay"; cat err.replay; }
+[[ $(norm err.replay) == "$(norm err.make)" ]] ||
+	{ say "the compile error differs from make's"; diff <(norm err.replay) <(norm err.make); }
+
+((fail)) && exit 1
+echo "ok: kbuild's commands recorded once, replayed into make's module"

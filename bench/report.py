@@ -76,16 +76,21 @@ def ratio_entry(res, name, cmd):
     return e
 
 
-def cached_build(res, cmd):
-    runs, _ = timed_medians(os.path.join(res, "build_cached.txt"))
+def single_build(res, name, meaning, cmd):
+    runs, _ = timed_medians(os.path.join(res, name + ".txt"))
     if not runs.get("stap_pmu"):
-        return {"value": None, "reason": "no successful runs in build_cached.txt", "command": cmd}
+        return {"value": None, "reason": f"no successful runs in {name}.txt", "command": cmd}
     return {
         "value": round(statistics.median(runs["stap_pmu"]), 4),
-        "meaning": "stap-pmu -p4 median wall seconds when the module cache holds the module",
+        "meaning": meaning,
         "runs": len(runs["stap_pmu"]),
         "command": cmd,
     }
+
+
+def cached_build(res, cmd):
+    return single_build(res, "build_cached",
+                        "stap-pmu -p4 median wall seconds when the module cache holds the module", cmd)
 
 
 def probe_costs(res, cmd):
@@ -494,6 +499,9 @@ def table(r):
         L.append(f"| {name}, median CPU ms (user+system) | {ms_(e.get('stap_pmu_median_cpu_s'))} | {ms_(e.get('stap_median_cpu_s'))} | {fmt(e.get('cpu_ratio'))}x |")
     bc = r.get("build_cached_s", {})
     L.append(f"| build `-p4`, module-cache hit, median wall ms | {ms_(bc.get('value'))} | | |")
+    bm, bf = r.get("build_make_s", {}), r.get("build_first_s", {})
+    L.append(f"| build `-p4` with make (`--kbuild-make`), median wall ms | {ms_(bm.get('value'))} | | |")
+    L.append(f"| build `-p4`, a kernel's first (make, recording, PCHs), median wall ms | {ms_(bf.get('value'))} | | |")
     ms = r.get("module_size", {})
     sp, sb = ms.get("stap_pmu", {}), ms.get("systemtap", {})
     L.append(f"| module size, stripped `.ko` (bytes) | {fmt(sp.get('stripped_ko_bytes'))} | {fmt(sb.get('stripped_ko_bytes'))} | |")
@@ -595,6 +603,12 @@ def main():
         "translate_ratio_vs_stap": ratio_entry(res, "translate", cmds.get("translate")),
         "build_ratio_vs_stap": ratio_entry(res, "build", cmds.get("build")),
         "build_cached_s": cached_build(res, cmds.get("build_cached")),
+        "build_make_s": single_build(res, "build_make", "stap-pmu -p4 --no-cache median wall seconds "
+                                     "with make (--kbuild-make): every build before kbuild's commands "
+                                     "were replayed", cmds.get("build_make")),
+        "build_first_s": single_build(res, "build_first", "stap-pmu -p4 --no-cache median wall seconds "
+                                      "of a kernel's first build: make, then its commands recorded "
+                                      "and the headers precompiled", cmds.get("build_first")),
         "probe_instr_per_hit": probe,
         "counter_read_instr": arm64(res, cmds),
         "ctxsw_instr_per_switch": ctxsw(res, cmds),

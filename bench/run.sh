@@ -124,14 +124,28 @@ if want host; then
 	rm -rf "$b" && mkdir -p "$b"
 	# untimed warm-up: SystemTap's first build in a fresh SYSTEMTAP_DIR also
 	# generates its kernel-config cache (stapconf), about 15 s
-	(cd "$b" && "${STAP[@]}" -p4 -m bs_warm "$s" >/dev/null 2>&1 && "$STAP_PMU" -p4 -m bp_warm "$s" >/dev/null 2>&1)
+	# (and stap-pmu's first records kbuild's commands for this kernel)
+	(cd "$b" && "${STAP[@]}" -p4 -m bs_warm "$s" >/dev/null 2>&1 && "$STAP_PMU" -p4 --no-cache -m bp_warm "$s" >/dev/null 2>&1)
 	: >"$RES/build.txt"
 	# --no-cache: a real build every time (-m alone is a module-cache hit
 	# after the first run); the cache hit is timed on its own below
+	# The untimed run above recorded kbuild's commands for this kernel
+	# (translator/builder/kbuild_replay.h): the timed builds replay them, as
+	# every build after a kernel's first does. What make costs (--kbuild-make)
+	# and a kernel's first build (make, then recording the commands and
+	# precompiling the headers: an empty recipe store each run) are timed in
+	# the same rounds.
+	: >"$RES/build_make.txt"
+	: >"$RES/build_first.txt"
 	for i in $(seq "$P4_RUNS"); do
 		(cd "$b" && time_cmd "$RES/build.txt" stap_pmu "$STAP_PMU" -p4 --no-cache -m bp_translate "$s")
 		(cd "$b" && time_cmd "$RES/build.txt" stap "${STAP[@]}" -p4 -m bs_translate "$s")
+		(cd "$b" && time_cmd "$RES/build_make.txt" stap_pmu "$STAP_PMU" -p4 --no-cache --kbuild-make -m bp_make "$s")
+		rm -rf "$b/recipes" && mkdir "$b/recipes"
+		(cd "$b" && time_cmd "$RES/build_first.txt" stap_pmu env STAP_PMU_KBUILD_CACHE="$b/recipes" "$STAP_PMU" -p4 --no-cache -m bp_first "$s")
 	done
+	record_cmd build_make "stap-pmu -p4 --no-cache --kbuild-make -m bp_make bench/scripts/translate.stp (median of $P4_RUNS, in the rounds of the build ratio)"
+	record_cmd build_first "STAP_PMU_KBUILD_CACHE=<empty directory> stap-pmu -p4 --no-cache -m bp_first bench/scripts/translate.stp (median of $P4_RUNS, in the rounds of the build ratio)"
 	log "build: -p4 module-cache hit, $P4_RUNS runs"
 	(cd "$b" && "$STAP_PMU" -p4 -m bp_cached "$s" >/dev/null 2>&1) # fills the cache
 	: >"$RES/build_cached.txt"
@@ -143,7 +157,7 @@ if want host; then
 		strip --strip-debug -o "$b/$k.stripped.ko" "$b/$k.ko" 2>/dev/null
 		echo "$k $(stat -c %s "$b/$k.ko") $(stat -c %s "$b/$k.stripped.ko" 2>/dev/null || echo 0)"
 	done >"$RES/module_size.txt"
-	record_cmd build "stap-pmu -p4 --no-cache -m bp_translate bench/scripts/translate.stp  vs  stap -R ... -r ... -p4 -m bs_translate bench/scripts/translate.stp (median of $P4_RUNS each, interleaved; stap's stapconf cache warm, neither uses a module cache); sizes after strip --strip-debug"
+	record_cmd build "stap-pmu -p4 --no-cache -m bp_translate bench/scripts/translate.stp  vs  stap -R ... -r ... -p4 -m bs_translate bench/scripts/translate.stp (median of $P4_RUNS each, interleaved; stap's stapconf cache warm, stap-pmu's recorded kbuild commands warm, neither uses a module cache); sizes after strip --strip-debug"
 fi
 
 # ---- fat data ------------------------------------------------------------

@@ -235,12 +235,27 @@ struct PchPlan {
 	std::string object, header, own;
 };
 
+// What a recording needs besides kbuild's .cmd files, asked of make while
+// it builds the module (make runs one command at a time; the build host has
+// two cores): the BTF step, which no .cmd file holds and make V=1 -n -W
+// NAME.o shows without running anything, and what make exports to the
+// commands, which a rule added with --eval prints.
+struct MakeQueries {
+	MakeQueries(const KbuildRequest &req, const std::string &dir)
+		: dry(make_goal(req, dir,
+				"V=1 -n -W " + text::shell_quote(dir + "/" + req.module_name + ".o") +
+					" modules") +
+		      " 2>&1"),
+		  env(make_goal(req, dir, "-s --eval='stp-pmu-env: ; @env -0' stp-pmu-env") + " 2>/dev/null")
+	{
+	}
+	Started dry, env;
+};
+
 // After make built the module: its commands as the recipe in rdir, the
-// module's compiles on precompiled headers. kbuild's .cmd files hold the
-// commands but not the BTF step; make -n -W NAME.o V=1 shows it without
-// running anything, and a rule added with --eval prints what make exports.
-// Returns what happened, for -v.
-std::string store_recipe(const KbuildRequest &req, const std::string &dir, const std::string &rdir)
+// module's compiles on precompiled headers. Returns what happened, for -v.
+std::string store_recipe(const KbuildRequest &req, const std::string &dir, const std::string &rdir,
+			 MakeQueries &q)
 {
 	const std::string parent = fs::path(rdir).parent_path().string();
 	std::error_code ec;
@@ -248,11 +263,8 @@ std::string store_recipe(const KbuildRequest &req, const std::string &dir, const
 	std::string tmp = parent + "/.tmp-XXXXXX";
 	if (ec || !mkdtemp(tmp.data()))
 		return "kbuild's commands not recorded: cannot create a directory in " + parent;
-	const std::string obj = dir + "/" + req.module_name + ".o";
-	Started dry(make_goal(req, dir, "V=1 -n -W " + text::shell_quote(obj) + " modules") + " 2>&1");
-	Started envq(make_goal(req, dir, "-s --eval='stp-pmu-env: ; @env -0' stp-pmu-env") + " 2>/dev/null");
-	Run dry_run = dry.finish();
-	Result<std::vector<std::string>> env = parse_env(envq.finish(), dir);
+	Run dry_run = q.dry.finish();
+	Result<std::vector<std::string>> env = parse_env(q.env.finish(), dir);
 	Result<kbuild_replay::Recipe> rc = kbuild_replay::record(dir, req.module_name, dry_run.out);
 	if (rc && !env)
 		rc = env.error();
@@ -373,6 +385,10 @@ KbuildResult kbuild(const KbuildRequest &req)
 		replay_note = "the replay of kbuild's commands in " + rdir + " failed (status " +
 			      std::to_string(rp.status) + (req.verbose ? ":\n" + rp.out : ")") + "; ";
 	}
+	// no recipe yet: make's answers for recording it, while make builds
+	std::unique_ptr<MakeQueries> queries;
+	if (req.replay && !recipe)
+		queries = std::make_unique<MakeQueries>(req, adir);
 	std::string cmd = make_command(req, dir);
 	if (hook && *hook) {
 		std::ofstream log(hook, std::ios::app);
@@ -397,7 +413,7 @@ KbuildResult kbuild(const KbuildRequest &req)
 		fs::remove_all(rdir, ec);
 		r.how += "; removed the recipe";
 	} else if (req.replay) {
-		r.how += "; " + store_recipe(req, adir, rdir);
+		r.how += "; " + store_recipe(req, adir, rdir, *queries);
 	}
 	return r;
 }

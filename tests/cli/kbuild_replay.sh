@@ -7,7 +7,8 @@
 #  - its module is make's: the same modinfo, symbols and sections, and
 #    without the precompiled headers the same bytes;
 #  - a compile error still reaches the user through make, as without a
-#    recipe; --kbuild-make runs make and records nothing.
+#    recipe; --kbuild-make runs make and records nothing;
+#  - another compiler first in PATH records the recipe again in its place.
 set -u
 stap_pmu=$(realpath "$1")
 source "$(dirname "$(realpath "$0")")/../lib/isolated-cache.sh"
@@ -77,6 +78,21 @@ grep -q "error: the generated C does not compile: unknown type name 'this'" err.
 	{ say "no compile error reported after the replay"; cat err.replay; }
 [[ $(norm err.replay) == "$(norm err.make)" ]] ||
 	{ say "the compile error differs from make's"; diff <(norm err.replay) <(norm err.make); }
+
+# another compiler first in PATH (a wrapper of the same gcc): the recipe is
+# recorded again in its place, then replayed with that PATH
+cc=$(sed -n 's/^step *\([^ ]*\) -Wp,-MMD,@DIR@\/\.@NAME@\.o\.d .*/\1/p' "$recipe/recipe")
+[[ -n $cc ]] || say "no compiler in the recipe's first step"
+mkdir -p wrap
+printf '#!/bin/sh\nexec %s "$@"\n' "$(command -v "$cc")" >"wrap/$cc"
+chmod +x "wrap/$cc"
+PATH=$work/wrap:$PATH "$stap_pmu" -p4 -v --no-cache -m rp_four -e "$one" >/dev/null 2>err || { say "build with the wrapper failed"; cat err; }
+grep -q "^kbuild: make; kbuild's commands recorded in $recipe for the next builds$" err ||
+	{ say "another compiler: the recipe was not recorded again in its place"; grep kbuild err; }
+grep -q "^program $work/wrap/$cc " "$recipe/recipe" || say "the recipe does not name the wrapper"
+PATH=$work/wrap:$PATH "$stap_pmu" -p4 -v --no-cache -m rp_five -e "$one" >/dev/null 2>err || { say "second build with the wrapper failed"; cat err; }
+grep -q "^kbuild: replayed kbuild's commands recorded in $recipe\$" err || { say "the wrapper's recipe was not replayed"; grep kbuild err; }
+[[ $(ls -d "$recipes"/* | wc -l) == 1 ]] || say "another compiler left $(ls -d "$recipes"/* | wc -l) recipes, not 1"
 
 ((fail)) && exit 1
 echo "ok: kbuild's commands recorded once, replayed into make's module"

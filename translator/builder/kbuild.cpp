@@ -99,7 +99,8 @@ Run run(const std::string &cmd) { return Started(cmd + " 2>&1").finish(); }
 
 // Everything kbuild's commands depend on besides the C: the tree, its
 // tools, the make variables, the environment kbuild reads, the Kbuild file
-// (with the name as a placeholder) and the precompiled runtime header.
+// (with the name as a placeholder) and the precompiled runtime header. Not
+// PATH: the recipe holds the programs it found there (load_recipe).
 std::string recipe_key(const KbuildRequest &req)
 {
 	cache::Key k;
@@ -117,8 +118,7 @@ std::string recipe_key(const KbuildRequest &req)
 	for (char **e = environ; *e; e++) {
 		std::string v = *e;
 		std::string n = v.substr(0, v.find('='));
-		if (n.rfind("KBUILD_", 0) == 0 || n.rfind("LLVM", 0) == 0 || n == "PATH" ||
-		    n == "ARCH" || n == "CROSS_COMPILE" || n == "KCFLAGS" || n == "KCPPFLAGS" ||
+		if (n.rfind("KBUILD_", 0) == 0 || n.rfind("LLVM", 0) == 0 || n == "ARCH" || n == "CROSS_COMPILE" || n == "KCFLAGS" || n == "KCPPFLAGS" ||
 		    n == "KAFLAGS" || n == "KRUSTFLAGS" || n == "CC" || n == "LD" || n == "V" ||
 		    n == "W" || n == "C" || n == "O")
 			k.add("env", v);
@@ -141,12 +141,15 @@ std::string make_command(const KbuildRequest &req, const fs::path &dir)
 }
 
 // The recipe in rdir when it is there and its programs are the ones it was
-// recorded with.
-std::optional<kbuild_replay::Recipe> load_recipe(const std::string &rdir, const std::string &tree)
+// recorded with. stale: there is one, but not for these programs (another
+// compiler first in PATH), or unreadable: the next recording replaces it.
+std::optional<kbuild_replay::Recipe> load_recipe(const std::string &rdir, const std::string &tree,
+						 bool &stale)
 {
 	auto text = sys::read_file(rdir + "/recipe");
 	if (!text)
 		return std::nullopt;
+	stale = true;
 	Result<kbuild_replay::Recipe> r = kbuild_replay::from_text(*text);
 	if (!r)
 		return std::nullopt;
@@ -159,6 +162,7 @@ std::optional<kbuild_replay::Recipe> load_recipe(const std::string &rdir, const 
 	for (size_t i = 0; i < words.size(); i++)
 		if (kbuild_replay::program_identity(words[i], tree) != r->programs[i])
 			return std::nullopt;
+	stale = false;
 	return std::move(*r);
 }
 
@@ -255,7 +259,7 @@ struct MakeQueries {
 // After make built the module: its commands as the recipe in rdir, the
 // module's compiles on precompiled headers. Returns what happened, for -v.
 std::string store_recipe(const KbuildRequest &req, const std::string &dir, const std::string &rdir,
-			 MakeQueries &q)
+			 bool stale, MakeQueries &q)
 {
 	const std::string parent = fs::path(rdir).parent_path().string();
 	std::error_code ec;
@@ -325,10 +329,18 @@ std::string store_recipe(const KbuildRequest &req, const std::string &dir, const
 		fs::remove_all(tmp, ec);
 		return "kbuild's commands not recorded: " + (rc ? "cannot write " + tmp : rc.error().what);
 	}
-	// a concurrent recording of the same key wins harmlessly
+	// a concurrent recording of the same key wins harmlessly; a stale
+	// recipe is moved aside first
+	if (stale) {
+		const std::string old = tmp + ".stale";
+		fs::rename(rdir, old, ec);
+		fs::remove_all(old, ec);
+	}
 	fs::rename(tmp, rdir, ec);
-	if (ec)
+	if (ec) {
 		fs::remove_all(tmp, ec);
+		return "kbuild's commands recorded in " + rdir + " by another build meanwhile";
+	}
 	return "kbuild's commands recorded in " + rdir + " for the next builds" + note;
 }
 
@@ -357,11 +369,12 @@ KbuildResult kbuild(const KbuildRequest &req)
 	const fs::path ko = dir / (req.module_name + ".ko");
 	std::string rdir;
 	std::optional<kbuild_replay::Recipe> recipe;
+	bool stale = false;
 	std::string replay_note;
 	if (req.replay) {
 		const char *e = getenv("STAP_PMU_KBUILD_CACHE");
 		rdir = (e && *e ? std::string(e) : kernel::cache_dir() + "/kbuild") + "/" + recipe_key(req);
-		recipe = load_recipe(rdir, req.build_tree);
+		recipe = load_recipe(rdir, req.build_tree, stale);
 	}
 	// Test hook: every build is appended to $STAP_PMU_KBUILD_LOG (a replay
 	// as the make command it stands for; one that failed is not a build,
@@ -413,7 +426,7 @@ KbuildResult kbuild(const KbuildRequest &req)
 		fs::remove_all(rdir, ec);
 		r.how += "; removed the recipe";
 	} else if (req.replay) {
-		r.how += "; " + store_recipe(req, adir, rdir, *queries);
+		r.how += "; " + store_recipe(req, adir, rdir, stale, *queries);
 	}
 	return r;
 }

@@ -8,7 +8,9 @@
 #    without the precompiled headers the same bytes;
 #  - a compile error still reaches the user through make, as without a
 #    recipe; --kbuild-make runs make and records nothing;
-#  - another compiler first in PATH records the recipe again in its place.
+#  - another compiler first in PATH records the recipe again in its place;
+#  - a recipe that fails where make succeeds is marked broken, and make
+#    builds for its kernel from then on.
 set -u
 stap_pmu=$(realpath "$1")
 source "$(dirname "$(realpath "$0")")/../lib/isolated-cache.sh"
@@ -93,6 +95,22 @@ grep -q "^program $work/wrap/$cc " "$recipe/recipe" || say "the recipe does not 
 PATH=$work/wrap:$PATH "$stap_pmu" -p4 -v --no-cache -m rp_five -e "$one" >/dev/null 2>err || { say "second build with the wrapper failed"; cat err; }
 grep -q "^kbuild: replayed kbuild's commands recorded in $recipe\$" err || { say "the wrapper's recipe was not replayed"; grep kbuild err; }
 [[ $(ls -d "$recipes"/* | wc -l) == 1 ]] || say "another compiler left $(ls -d "$recipes"/* | wc -l) recipes, not 1"
+
+# a recipe that fails where make succeeds (here: a step writing into a
+# directory that does not exist) is marked broken; later builds run make
+# and record nothing
+sed -i 's|> @DIR@/modules.order|> @DIR@/no/such/dir/modules.order|' "$recipe/recipe"
+export PATH=$work/wrap:$PATH
+"$stap_pmu" -p4 -v --no-cache -m rp_six -e "$one" >/dev/null 2>err || { say "build with a broken recipe failed"; cat err; }
+grep -q "^kbuild: the replay of kbuild's commands in $recipe failed (status [1-9]" err ||
+	{ say "the failed replay is not reported"; grep -A3 kbuild err; }
+grep -q "; make; the recipe is marked broken, make builds for it from now on$" err ||
+	{ say "the broken recipe is not marked"; grep -A3 kbuild err; }
+[[ -f rp_six.ko ]] || say "make did not build after the failed replay"
+"$stap_pmu" -p4 -v --no-cache -m rp_seven -e "$one" >/dev/null 2>err || { say "build after the broken recipe failed"; cat err; }
+grep -q "^kbuild: make (the recipe in $recipe failed before: status [1-9][0-9]*: .*modules.order" err ||
+	{ say "a build after the broken recipe did not run make alone"; grep kbuild err; }
+grep -q 'no/such/dir' "$recipe/recipe" || say "the broken recipe was recorded again"
 
 ((fail)) && exit 1
 echo "ok: kbuild's commands recorded once, replayed into make's module"

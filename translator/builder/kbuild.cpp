@@ -370,11 +370,16 @@ KbuildResult kbuild(const KbuildRequest &req)
 	std::string rdir;
 	std::optional<kbuild_replay::Recipe> recipe;
 	bool stale = false;
-	std::string replay_note;
+	std::string replay_note, rp_out;
+	int rp_status = 0;
+	// a recipe that failed where make succeeded: make, and no new recording
+	std::optional<std::string> broken;
 	if (req.replay) {
 		const char *e = getenv("STAP_PMU_KBUILD_CACHE");
 		rdir = (e && *e ? std::string(e) : kernel::cache_dir() + "/kbuild") + "/" + recipe_key(req);
-		recipe = load_recipe(rdir, req.build_tree, stale);
+		broken = sys::read_file(rdir + "/broken");
+		if (!broken)
+			recipe = load_recipe(rdir, req.build_tree, stale);
 	}
 	// Test hook: every build is appended to $STAP_PMU_KBUILD_LOG (a replay
 	// as the make command it stands for; one that failed is not a build,
@@ -395,12 +400,14 @@ KbuildResult kbuild(const KbuildRequest &req)
 			return r;
 		}
 		// make decides: a compile error fails there too, with make's output
+		rp_status = rp.status;
+		rp_out = rp.out;
 		replay_note = "the replay of kbuild's commands in " + rdir + " failed (status " +
 			      std::to_string(rp.status) + (req.verbose ? ":\n" + rp.out : ")") + "; ";
 	}
 	// no recipe yet: make's answers for recording it, while make builds
 	std::unique_ptr<MakeQueries> queries;
-	if (req.replay && !recipe)
+	if (req.replay && !recipe && !broken)
 		queries = std::make_unique<MakeQueries>(req, adir);
 	std::string cmd = make_command(req, dir);
 	if (hook && *hook) {
@@ -420,11 +427,15 @@ KbuildResult kbuild(const KbuildRequest &req)
 	r.ok = true;
 	r.ko_path = ko.string();
 	r.how = replay_note + "make";
-	if (recipe) {
-		// make built what the replay could not: the recipe is wrong for
-		// this module; the next build records the commands again
-		fs::remove_all(rdir, ec);
-		r.how += "; removed the recipe";
+	if (broken) {
+		r.how += " (the recipe in " + rdir + " failed before: " + broken->substr(0, broken->find('\n')) + ")";
+	} else if (recipe) {
+		// make built what the replay could not: the recipe does not fit
+		// this kernel's build (a step kbuild did not record); later builds
+		// of this key run make without recording it again
+		std::string first = rp_out.substr(0, rp_out.find('\n'));
+		write_file(rdir + "/broken", "status " + std::to_string(rp_status) + ": " + first + "\n");
+		r.how += "; the recipe is marked broken, make builds for it from now on";
 	} else if (req.replay) {
 		r.how += "; " + store_recipe(req, adir, rdir, stale, *queries);
 	}

@@ -281,41 +281,36 @@ std::string store_recipe(const KbuildRequest &req, const std::string &dir, const
 		if (auto modc = sys::read_file(dir + "/" + req.module_name + ".mod.c"))
 			plans.push_back({std::string(kbuild_replay::kNameMark) + ".mod.o", "stp_modc_pch.h",
 					 kbuild_replay::leading_directives(*modc)});
-		// each PCH made side by side; the recipe uses those gcc made
+		// each PCH made side by side; the recipe moves onto those gcc made
 		std::vector<std::unique_ptr<Started>> making;
-		std::vector<PchPlan> tried;
-		kbuild_replay::Recipe with = *rc;
+		std::vector<kbuild_replay::PchMove> moves;
 		for (const PchPlan &p : plans) {
-			std::optional<size_t> step = kbuild_replay::compile_step(with, p.object);
+			std::optional<size_t> step = kbuild_replay::compile_step(*rc, p.object);
 			const std::string names = "." + p.header.substr(0, p.header.size() - 2) + "_names.h";
-			Status st = step ? kbuild_replay::use_pch(with, *step, rdir, p.header, p.own, names)
-					 : fail("kbuild compiled no " + p.object);
-			if (!st) {
-				note += "; no precompiled " + p.header + ": " + st.error().what;
+			Result<kbuild_replay::PchMove> m =
+				step ? kbuild_replay::plan_pch(*rc, *step, rdir, p.header, p.own, names)
+				     : fail("kbuild compiled no " + p.object);
+			if (!m) {
+				note += "; no precompiled " + p.header + ": " + m.error().what;
 				continue;
 			}
-			const kbuild_replay::Pch &pch = with.pchs.back();
 			std::string cmd = "cd " + text::shell_quote(req.build_tree) + " && " + kLocale +
-					  kbuild_replay::expand(pch.create, dir, req.module_name);
+					  kbuild_replay::expand(m->pch.create, dir, req.module_name);
 			for (size_t at = cmd.find(kbuild_replay::kPchMark); at != std::string::npos;
 			     at = cmd.find(kbuild_replay::kPchMark, at))
 				cmd.replace(at, strlen(kbuild_replay::kPchMark), tmp);
-			if (!write_file(tmp + "/" + p.header, pch.text))
+			if (!write_file(tmp + "/" + p.header, m->pch.text))
 				continue;
 			making.push_back(std::make_unique<Started>(cmd + " 2>&1"));
-			tried.push_back(p);
+			moves.push_back(std::move(*m));
 		}
 		for (size_t i = 0; i < making.size(); i++) {
 			Run made = making[i]->finish();
-			if (made.status == 0) {
-				std::optional<size_t> step = kbuild_replay::compile_step(*rc, tried[i].object);
-				const std::string names =
-					"." + tried[i].header.substr(0, tried[i].header.size() - 2) + "_names.h";
-				(void)kbuild_replay::use_pch(*rc, *step, rdir, tried[i].header, tried[i].own, names);
-			} else {
-				note += "; no precompiled " + tried[i].header + ": " +
+			if (made.status == 0)
+				kbuild_replay::apply(*rc, moves[i]);
+			else
+				note += "; no precompiled " + moves[i].pch.header + ": " +
 					made.out.substr(0, made.out.find('\n'));
-			}
 		}
 		for (const std::string &w : kbuild_replay::program_words(*rc)) {
 			rc->programs.push_back(kbuild_replay::program_identity(w, req.build_tree));

@@ -241,10 +241,11 @@ std::string leading_directives(const std::string &c_text)
 	return out;
 }
 
-Status use_pch(Recipe &r, size_t index, const std::string &pch_dir, const std::string &header,
-	       const std::string &own_headers, const std::string &names_file)
+Result<PchMove> plan_pch(const Recipe &r, size_t index, const std::string &pch_dir,
+			 const std::string &header, const std::string &own_headers,
+			 const std::string &names_file)
 {
-	std::string &step = r.steps.at(index);
+	const std::string &step = r.steps.at(index);
 	size_t semi = step.find(';');
 	std::string cc = step.substr(0, semi);
 	std::string rest = semi == std::string::npos ? "" : step.substr(semi);
@@ -286,11 +287,25 @@ Status use_pch(Recipe &r, size_t index, const std::string &pch_dir, const std::s
 		pch.text += "#include \"" + f + "\"\n";
 	pch.text += own_headers;
 	pch.names_file = names_file;
-	r.pchs.push_back(pch);
 
 	kept.insert(kept.begin() + static_cast<long>(at),
 		    {"-include", pch_dir + "/" + header, "-include", std::string(kDirMark) + "/" + names_file});
-	step = join(kept) + (rest.empty() ? "" : " " + rest);
+	return PchMove{index, join(kept) + (rest.empty() ? "" : " " + rest), pch};
+}
+
+void apply(Recipe &r, const PchMove &m)
+{
+	r.steps.at(m.step) = m.command;
+	r.pchs.push_back(m.pch);
+}
+
+Status use_pch(Recipe &r, size_t index, const std::string &pch_dir, const std::string &header,
+	       const std::string &own_headers, const std::string &names_file)
+{
+	Result<PchMove> m = plan_pch(r, index, pch_dir, header, own_headers, names_file);
+	if (!m)
+		return m.error();
+	apply(r, *m);
 	return {};
 }
 

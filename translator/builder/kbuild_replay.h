@@ -64,9 +64,20 @@ Result<Recipe> record(const std::string &dir, const std::string &name, const std
 // The step that compiles @DIR@/OBJECT ("@NAME@.o", "@NAME@.mod.o").
 std::optional<size_t> compile_step(const Recipe &r, const std::string &object);
 
-// Moves that step onto pch_dir/HEADER: kbuild's forced -include's and the
-// lines of own_headers (the step's first #include's and #define's) become
-// HEADER's text, its -D's of the name go to DIR/names_file after it.
+// Moving that step onto pch_dir/HEADER: kbuild's forced -include's and
+// the lines of own_headers (the step's first #include's and #define's)
+// become HEADER's text, its -D's of the name go to DIR/names_file after it.
+// plan_pch() computes the move (the step's new command and the Pch, whose
+// create command makes HEADER.gch), apply() makes it, use_pch() both.
+struct PchMove {
+	size_t step;
+	std::string command;
+	Pch pch;
+};
+Result<PchMove> plan_pch(const Recipe &r, size_t step, const std::string &pch_dir,
+			 const std::string &header, const std::string &own_headers,
+			 const std::string &names_file);
+void apply(Recipe &r, const PchMove &m);
 Status use_pch(Recipe &r, size_t step, const std::string &pch_dir, const std::string &header,
 	       const std::string &own_headers, const std::string &names_file);
 

@@ -10,7 +10,8 @@
 #    recipe; --kbuild-make runs make and records nothing;
 #  - another compiler first in PATH records the recipe again in its place;
 #  - a recipe that fails where make succeeds is marked broken, and make
-#    builds for its kernel from then on.
+#    builds for its kernel from then on;
+#  - STAP_PMU_KBUILD_CACHE moves the recipes.
 set -u
 stap_pmu=$(realpath "$1")
 source "$(dirname "$(realpath "$0")")/../lib/isolated-cache.sh"
@@ -111,6 +112,12 @@ grep -q "; make; the recipe is marked broken, make builds for it from now on$" e
 grep -q "^kbuild: make (the recipe in $recipe failed before: status [1-9][0-9]*: .*modules.order" err ||
 	{ say "a build after the broken recipe did not run make alone"; grep kbuild err; }
 grep -q 'no/such/dir' "$recipe/recipe" || say "the broken recipe was recorded again"
+
+# STAP_PMU_KBUILD_CACHE puts the recipes elsewhere
+STAP_PMU_KBUILD_CACHE=$work/other "$stap_pmu" -p4 -v --no-cache -m rp_eight -e "$one" >/dev/null 2>err ||
+	{ say "build with STAP_PMU_KBUILD_CACHE failed"; cat err; }
+grep -q "^kbuild: make; kbuild's commands recorded in $work/other/[0-9a-f]\{32\} for the next builds$" err ||
+	{ say "STAP_PMU_KBUILD_CACHE: not recorded there"; grep kbuild err; }
 
 ((fail)) && exit 1
 echo "ok: kbuild's commands recorded once, replayed into make's module"

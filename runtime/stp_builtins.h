@@ -125,7 +125,8 @@ static inline void stp_error_str(struct stp_context *c, const char *msg)
 static __maybe_unused void stp_report_error(struct stp_context *c)
 {
 	const char *probe = c->probe && c->probe->name ? c->probe->name : "?";
-	const char *loc = c->errloc ? c->errloc : "?";
+	const char *loc = c->errloc ? c->errloc :
+			  c->probe && c->probe->loc ? c->probe->loc : "?";
 
 	int n;
 

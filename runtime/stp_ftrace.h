@@ -29,10 +29,10 @@
  * Direct calls (STP_HAVE_FTRACE_DIRECT, stp_compat.h: x86-64, bodies that
  * read no registers): the sites call the module's own trampoline,
  * stp_ftrace_tramp, through register_ftrace_direct (one ops, one update,
- * like the ftrace_ops). It saves the argument registers and passes the
- * return address into the probed function to stp_ftrace_direct_handler,
- * which finds the site by the same search: no ftrace trampoline, no ops
- * callback. objtool gives the trampoline ORC data like any function of the
+ * like the ftrace_ops). It jumps to stp_ftrace_direct_handler, which saves
+ * the registers it changes and finds the site from its return address by
+ * the same search (none for one entry probe): no ftrace trampoline, no
+ * ops callback. objtool gives the trampoline ORC data like any function of the
  * module, so stack traces through it unwind. Used when every site is a
  * vmlinux function (a module function's site can leave the filter while
  * registered, which a direct ops cannot follow); when the kernel refuses
@@ -56,6 +56,31 @@
 #define STP_FTRACE_H
 
 #include <linux/sort.h>
+
+/*
+ * An entry probe's run. The translator defines STP_ENTRY_DISPATCH and,
+ * after the bodies, stp_entry_dispatch(): a switch over its entry probes
+ * (KPROBE at offset 0, the only ones that become sites) that names each
+ * one's body, so that the body is inlined into the handler instead of
+ * called through p->body; when the script has one entry probe also
+ * STP_ENTRY_ONE and stp_entry_one(), which runs it. Without them
+ * (hand-written modules) p->body is called.
+ */
+#ifdef STP_ENTRY_DISPATCH
+static __always_inline void stp_entry_dispatch(const struct stp_probe *p);
+#ifdef STP_ENTRY_ONE
+static __always_inline void stp_entry_one(void);
+#endif
+#define stp_entry_run(p) stp_entry_dispatch(p)
+
+/* a site whose probe the switch does not name (none should) */
+static noinline stp_preserve_regs void stp_entry_run_other(const struct stp_probe *p)
+{
+	stp_run_probe_with(p, NULL, STP_STATE_RUNNING, NULL, NULL, 0);
+}
+#else
+#define stp_entry_run(p) stp_run_probe_with(p, NULL, STP_STATE_RUNNING, NULL, NULL, 0)
+#endif
 
 #ifdef STP_HAVE_FTRACE_OPS
 
@@ -108,7 +133,7 @@ static __always_inline void stp_ftrace_run(const struct stp_ftrace_site *s,
 	const struct stp_ftrace_site *end = s->end;
 
 	for (; s < end; s++)
-		stp_run_probe_with(s->p, NULL, STP_STATE_RUNNING, NULL, NULL, 0);
+		stp_entry_run(s->p);
 }
 #define STP_FTRACE_OPS_FLAGS 0
 #endif
@@ -121,6 +146,13 @@ static __always_inline void stp_ftrace_run(const struct stp_ftrace_site *s,
 static __always_inline void stp_ftrace_hit(unsigned long ip,
 					   struct ftrace_regs *fregs)
 {
+#if defined(STP_ENTRY_ONE) && defined(STP_NO_ENTRY_REGS)
+	/*
+	 * the script's one entry probe: the filter holds its site alone (an
+	 * empty filter is never registered), so every hit is its
+	 */
+	stp_entry_one();
+#else
 	const struct stp_ftrace_site *s = stp_ftrace_sites;
 	unsigned int n = stp_ftrace_nsites, half;
 
@@ -135,6 +167,7 @@ static __always_inline void stp_ftrace_hit(unsigned long ip,
 	if (ip - s->addr >= STP_FTRACE_SITE_MAX)	/* also ip below it */
 		return;
 	stp_ftrace_run(s->first, ip, fregs);
+#endif
 }
 
 static void notrace stp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
@@ -154,31 +187,28 @@ static struct ftrace_ops stp_ftrace_ops = {
 static struct ftrace_ops stp_ftrace_direct_ops;
 
 void stp_ftrace_tramp(void);
-__visible void notrace stp_ftrace_direct_handler(unsigned long ret);
 
 /*
  * Called at a probed function's ftrace site, before its prologue: the
  * return address on the stack points just past the site's call, every
- * argument register holds the function's argument. Saves those (and rax:
- * the vector-register count of a variadic call) around the handler, which
- * gets the return address. The ORC unwinder follows the pushes (objtool);
- * with frame pointers, rbp makes the frame that unwinder needs.
+ * argument register (and rax: the vector-register count of a variadic
+ * call) holds the function's own. The trampoline jumps to the handler,
+ * which preserves every register it changes (stp_preserve_regs): a body
+ * that calls nothing costs only the registers it uses (stp_entry_one(),
+ * the translator's dispatch), one that calls saves them all. The handler
+ * returns into the probed function and takes the site from its own
+ * return address. The ORC unwinder follows the handler like any function
+ * of the module (objtool). With frame pointers the trampoline makes the
+ * frame that unwinder needs and saves the argument registers around a
+ * plain handler, which gets the return address.
  */
 #ifdef CONFIG_FRAME_POINTER
-#define STP_TRAMP_ENTER "	pushq %rbp\n	movq %rsp, %rbp\n"
-#define STP_TRAMP_RET_ADDR "	movq 64(%rsp), %rdi\n"
-#define STP_TRAMP_LEAVE "	leave\n"
-#else
-#define STP_TRAMP_ENTER ""
-#define STP_TRAMP_RET_ADDR "	movq 56(%rsp), %rdi\n"
-#define STP_TRAMP_LEAVE ""
-#endif
 asm(
 "	.pushsection .text, \"ax\", @progbits\n"
 "	.type stp_ftrace_tramp, @function\n"
 "stp_ftrace_tramp:\n"
 	ASM_ENDBR
-	STP_TRAMP_ENTER
+"	pushq %rbp\n	movq %rsp, %rbp\n"
 	CALL_DEPTH_ACCOUNT
 "	pushq %rdi\n"
 "	pushq %rsi\n"
@@ -187,7 +217,7 @@ asm(
 "	pushq %r8\n"
 "	pushq %r9\n"
 "	pushq %rax\n"
-	STP_TRAMP_RET_ADDR
+"	movq 64(%rsp), %rdi\n"
 "	call stp_ftrace_direct_handler\n"
 "	popq %rax\n"
 "	popq %r9\n"
@@ -196,17 +226,37 @@ asm(
 "	popq %rdx\n"
 "	popq %rsi\n"
 "	popq %rdi\n"
-	STP_TRAMP_LEAVE
+"	leave\n"
 	ASM_RET
 "	.size stp_ftrace_tramp, .-stp_ftrace_tramp\n"
 "	.popsection\n"
 );
 
 /* ret: the address after the site's call (its ip + MCOUNT_INSN_SIZE) */
+__visible void notrace stp_ftrace_direct_handler(unsigned long ret);
 __visible void notrace stp_ftrace_direct_handler(unsigned long ret)
 {
 	stp_ftrace_hit(ret - MCOUNT_INSN_SIZE, NULL);
 }
+#else
+asm(
+"	.pushsection .text, \"ax\", @progbits\n"
+"	.type stp_ftrace_tramp, @function\n"
+"stp_ftrace_tramp:\n"
+	ASM_ENDBR
+	CALL_DEPTH_ACCOUNT
+"	jmp stp_ftrace_direct_handler\n"
+"	.size stp_ftrace_tramp, .-stp_ftrace_tramp\n"
+"	.popsection\n"
+);
+
+__visible void notrace stp_preserve_regs stp_ftrace_direct_handler(void);
+__visible void notrace stp_preserve_regs stp_ftrace_direct_handler(void)
+{
+	stp_ftrace_hit((unsigned long)__builtin_return_address(0) -
+		       MCOUNT_INSN_SIZE, NULL);
+}
+#endif
 
 #define STP_FTRACE_TRAMP ((unsigned long)stp_ftrace_tramp)
 #endif

@@ -200,24 +200,58 @@ static noinline void stp_overload_check(struct stp_context *c,
 static inline void stp_overload_init(void) { }
 #endif
 
+#ifndef STP_NO_OVERLOAD
+/* the clock at the start of a timed hit, out of the handler's line */
+static noinline stp_preserve_regs u64 stp_overload_start(void)
+{
+	return stp_overload_now();
+}
+#endif
+
 /*
- * runs p->body on this CPU if the session is in state run_state; entry:
- * the values a kretprobe saved at function entry, or a tracepoint's
- * arguments (NULL otherwise); pvalue: a procfs probe's $value buffer of
- * pvalue_size bytes (stp_procfs.h; NULL otherwise). The body's prints become one output record (or more when they exceed
- * STP_PRINT_BUFSIZE), written before the locks are released.
+ * What a run rarely does after the body: report its error, write what it
+ * printed, time it for the overload check (timed: start is the clock
+ * before the body; one hit in STP_OVERLOAD_SAMPLE > 1). Out of line and
+ * preserving every register, so that a handler whose body makes no call
+ * saves only the registers it uses (the direct-call entry handler,
+ * stp_ftrace.h). A script timing every hit (STP_OVERLOAD_SAMPLE 1) calls
+ * stp_overload_check() from the handler instead.
+ */
+static noinline stp_preserve_regs void
+stp_run_probe_end(struct stp_context *c, const struct stp_probe *p,
+		  bool timed, u64 start)
+{
+	if (unlikely(c->error))
+		stp_report_error(c);
+	if (c->outlen)
+		stp_output_flush(c);
+#ifndef STP_NO_OVERLOAD
+	if (timed)
+		stp_overload_check(c, p, start);
+#endif
+}
+
+/*
+ * runs p's body (p->body, or the function itself named by the caller,
+ * which the compiler can then inline) on this CPU if the session is in
+ * state run_state; entry: the values a kretprobe saved at function
+ * entry, or a tracepoint's arguments (NULL otherwise); pvalue: a procfs
+ * probe's $value buffer of pvalue_size bytes (stp_procfs.h; NULL
+ * otherwise). The body's prints become one output record (or more when
+ * they exceed STP_PRINT_BUFSIZE), written before the locks are released.
  * Inlined into each caller (the per-hit path: no call, and the constant
  * arguments of a caller fold).
  */
-static __always_inline void stp_run_probe_with(const struct stp_probe *p,
-					       struct pt_regs *regs,
-					       int run_state, const u64 *entry,
-					       char *pvalue, u32 pvalue_size)
+static __always_inline void
+stp_run_probe_body(const struct stp_probe *p,
+		   void (*body)(struct stp_context *c), struct pt_regs *regs,
+		   int run_state, const u64 *entry, char *pvalue,
+		   u32 pvalue_size)
 {
 	struct stp_context *c;
 	unsigned long flags;
-	u64 start __maybe_unused = 0;
-	bool timed __maybe_unused;
+	u64 start = 0;
+	bool timed = false;
 	int level;
 
 	raw_local_irq_save(flags);	/* nothing traceable until busy */
@@ -236,9 +270,11 @@ static __always_inline void stp_run_probe_with(const struct stp_probe *p,
 		goto out_trace;
 	}
 	c->probe = p;
-	c->loc = p->loc;
+	c->loc = NULL;		/* the probe's until a statement sets its own */
+#ifndef STP_NO_ENTRY_REGS	/* else no body reads them (stp_tvar.h) */
 	c->regs = regs;
 	c->entry = entry;
+#endif
 #ifdef STP_HAVE_PROCFS	/* only scripts with procfs probes pay these stores */
 	c->pvalue = pvalue;
 	c->pvalue_size = pvalue_size;
@@ -249,16 +285,16 @@ static __always_inline void stp_run_probe_with(const struct stp_probe *p,
 	c->outlen = 0;
 #ifndef STP_NO_OVERLOAD
 	timed = run_state == STP_STATE_RUNNING && unlikely(--c->ovl_left < 0);
-	if (timed)
-		start = stp_overload_now();
+	if (timed)	/* every hit: no call out of line for it */
+		start = STP_OVERLOAD_SAMPLE == 1 ? stp_overload_now() :
+						   stp_overload_start();
 #endif
-	p->body(c);
-	if (unlikely(c->error))
-		stp_report_error(c);
-	if (c->outlen)
-		stp_output_flush(c);
+	body(c);
+	if (unlikely(c->error || c->outlen ||
+		     (timed && STP_OVERLOAD_SAMPLE > 1)))
+		stp_run_probe_end(c, p, timed && STP_OVERLOAD_SAMPLE > 1, start);
 #ifndef STP_NO_OVERLOAD
-	if (timed)
+	if (STP_OVERLOAD_SAMPLE == 1 && timed)
 		stp_overload_check(c, p, start);
 #endif
 	/* c->probe, regs, entry stay: only a body reads them, after its own stores */
@@ -269,6 +305,15 @@ out_busy:
 	atomic_dec(&c->busy);
 out:
 	raw_local_irq_restore(flags);
+}
+
+static __always_inline void stp_run_probe_with(const struct stp_probe *p,
+					       struct pt_regs *regs,
+					       int run_state, const u64 *entry,
+					       char *pvalue, u32 pvalue_size)
+{
+	stp_run_probe_body(p, p->body, regs, run_state, entry, pvalue,
+			   pvalue_size);
 }
 
 /*

@@ -17,6 +17,9 @@
 #     through the ftrace_ops; enabled_functions shows the other module's
 #     trampoline and both ops; both modules count the 1000 calls exactly
 #     (the other's count read from its /proc file after "stop").
+#  3. vfs_read alone with a body that calls nothing (the handler then saves
+#     only the registers it uses): a file read back through it has the
+#     contents written, and the reads are counted.
 set -u
 stap_pmu=$(realpath "$1") src=$2 kernel_spec=${3:?a kernel spec (tests/lib/kernel.sh)}
 cd "$src" || exit 1
@@ -75,9 +78,27 @@ grep -A1 -E "^$getpid " <<<"$out2" | grep -qE "direct-->stp_ftrace_tramp\+0x0/0x
 	say "boot 2: enabled_functions shows no direct call to the other module's trampoline"
 grep -qE "BUG|Oops|WARNING" <<<"$out2" && say "boot 2: kernel complaints or warnings"
 ((fail)) && echo "--- boot 2" && echo "$out2"
+# 3. one entry probe whose body makes no call: the direct-call handler
+# saves only the registers it uses (no trampoline saving the argument
+# registers), so vfs_read's arguments must come through it untouched: a
+# file read back through it has the contents written, every read counted
+sum=$(seq 1 20000 | md5sum | cut -d' ' -f1)
+script='global n
+probe kprobe.function("vfs_read") { n++ }
+probe end { printf("reads=%d\n", n) }'
+cmd="seq 1 20000 > /tmp/s; for i in 1 2 3; do md5sum < /tmp/s; done"
+out3=$("$stap_pmu" -v -r "$release" --vm -c "$cmd" -e "$script" 2>&1)
+has "$out3" "stap_pmu_[0-9a-f]+: probes: 1 entry through direct calls, 0 kprobes, 0 kretprobes" \
+	"boot 3: the mechanism"
+[[ $(grep -c "^$sum " <<<"$out3") == 3 ]] || say "boot 3: the file read back through the probed vfs_read is not what was written ($sum, 3 times)"
+r=$(sed -nE 's/^reads=([0-9]+)$/\1/p' <<<"$out3")
+[[ -n $r && $r -ge 3 ]] || say "boot 3: vfs_read hits '${r:-none}', expected at least the 3 md5sum reads"
+grep -qE "BUG|Oops|WARNING: CPU|skipped" <<<"$out3" && say "boot 3: kernel complaints or skipped hits"
+((fail)) && echo "--- boot 3" && echo "$out3"
 if ((!fail)); then
-	grep -E "direct-->|skipped|entry through|^n=|^other n=" <<<"$out
-$out2"
+	grep -E "direct-->|skipped|entry through|^n=|^other n=|^reads=" <<<"$out
+$out2
+$out3"
 	echo "ok: direct calls, a recursing hit skipped, the fallback to the ftrace_ops"
 fi
 exit $fail

@@ -17,6 +17,8 @@
 #define STP_HIST_MAX 1		/* statistics without a histogram */
 #define STP_NO_ENTRY_REGS 1	/* no body reads the probed registers */
 #define STP_OVERLOAD_SAMPLE 1	/* counters read: every hit timed */
+#define STP_ENTRY_DISPATCH 1	/* stp_entry_dispatch() follows the probe table */
+#define STP_ENTRY_ONE 1		/* one entry probe: stp_entry_one() */
 
 #include "stp_limits.h"
 
@@ -248,5 +250,27 @@ static struct stp_probe stp_probes[] = {
 	  .loc = "sample_module.stp:25:7", .body = stp_probe_5,
 	  .locks = stp_locks_5, .nlocks = 1, .percpu = 1 },
 };
+
+/*
+ * The entry probes' runs naming their bodies, which the ftrace entry
+ * handlers inline; the one entry probe also alone.
+ */
+static __always_inline void stp_entry_dispatch(const struct stp_probe *p)
+{
+	switch (p - stp_probes) {
+	case 1:
+		stp_run_probe_body(&stp_probes[1], stp_probe_1, NULL,
+				   STP_STATE_RUNNING, NULL, NULL, 0);
+		break;
+	default:
+		stp_entry_run_other(p);
+	}
+}
+
+static __always_inline void stp_entry_one(void)
+{
+	stp_run_probe_body(&stp_probes[1], stp_probe_1, NULL,
+			   STP_STATE_RUNNING, NULL, NULL, 0);
+}
 
 #include "stp_module.h"

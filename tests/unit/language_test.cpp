@@ -217,6 +217,43 @@ TEST(Language, NoEntryRegsOnlyWhenNoBodyReadsRegisters)
 		EXPECT_EQ(c_of(reads).find(no_regs), std::string::npos) << reads;
 }
 
+// The ftrace entry handlers inline each entry probe's body: the dispatch
+// names the entry probes (KPROBE at offset 0) and no other; one entry
+// probe also gets stp_entry_one() (no site search); a script without
+// entry probes gets neither.
+TEST(Language, EntryDispatchNamesTheEntryProbesBodies)
+{
+	const std::string one = "#define STP_ENTRY_ONE 1";
+	const std::string run = "stp_run_probe_body(&stp_probes[";
+	std::string code = c_of("global n, s\nprobe begin { n = 0 }\n"
+				"probe kprobe.function(\"f\") { n++ }\n"
+				"probe kprobe.function(\"f\").return { s <<< 1 }\n"
+				"probe kprobe.function(\"g\"), kprobe.function(\"h\") { s <<< 2 }");
+	EXPECT_NE(code.find("#define STP_ENTRY_DISPATCH 1"), std::string::npos) << code;
+	EXPECT_EQ(code.find(one), std::string::npos) << code;
+	// probes 1, 3 and 4 (g and h share one body); not begin, not the return
+	EXPECT_NE(code.find("\tcase 1:\n\t\t" + run + "1], stp_probe_1, NULL,"), std::string::npos)
+		<< code;
+	EXPECT_NE(code.find("\tcase 3:\n\t\t" + run + "3], stp_probe_3, NULL,"), std::string::npos)
+		<< code;
+	EXPECT_NE(code.find("\tcase 4:\n\t\t" + run + "4], stp_probe_3, NULL,"), std::string::npos)
+		<< code;
+	EXPECT_EQ(code.find("case 0:"), std::string::npos) << code;
+	EXPECT_EQ(code.find("case 2:"), std::string::npos) << code;
+	EXPECT_EQ(code.find("stp_entry_one(void)"), std::string::npos) << code;
+
+	code = c_of("global n\nprobe kprobe.function(\"f\").return { n-- }\n"
+		    "probe kprobe.function(\"f\") { n++ }");
+	EXPECT_NE(code.find(one), std::string::npos) << code;
+	EXPECT_NE(code.find("stp_entry_one(void)\n{\n\t" + run + "1], stp_probe_1, NULL,"),
+		  std::string::npos)
+		<< code;
+
+	code = c_of("global n\nprobe kprobe.function(\"f\").return { n++ }\nprobe begin { n = 1 }");
+	EXPECT_EQ(code.find("STP_ENTRY_DISPATCH"), std::string::npos) << code;
+	EXPECT_EQ(code.find("stp_entry_dispatch"), std::string::npos) << code;
+}
+
 // MAXACTION in a body without loops or calls: its statements bound the
 // count, so the accounting is compiled only for a lower MAXACTION; a loop
 // keeps it on every pass.

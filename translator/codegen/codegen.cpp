@@ -63,6 +63,14 @@ std::string Emitter::run()
 	if (std::all_of(sema_.bodies.begin(), sema_.bodies.end(),
 			[](const ProbeBody &b) { return b.locks.empty(); }))
 		os_ << "#define STP_NO_PROBE_LOCKS 1 /* no probe body takes a global's lock */\n\n";
+	// the ftrace entry handlers inline each entry probe's body
+	// (runtime/stp_ftrace.h); with one entry probe they skip the site search
+	if (size_t n = entry_probes().size()) {
+		os_ << "#define STP_ENTRY_DISPATCH 1 /* stp_entry_dispatch() follows the probe table */\n";
+		if (n == 1)
+			os_ << "#define STP_ENTRY_ONE 1 /* one entry probe: stp_entry_one() */\n";
+		os_ << "\n";
+	}
 	// a sampled overload check costs more on one hit in STP_OVERLOAD_SAMPLE:
 	// between two counter reads that would change one delta in 8 (entry
 	// and return probes share the count), so scripts reading PMU counters

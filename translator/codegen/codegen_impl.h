@@ -121,6 +121,8 @@ private:
 	void tracepoint_functions();
 
 	void probe_table();
+	std::vector<size_t> entry_probes() const;
+	void entry_dispatch();
 	void procfs_table();
 	void user_point(const ResolvedPoint &p, size_t body);
 	unsigned entry_function(size_t i, std::ostringstream &out);

@@ -362,7 +362,43 @@ void Emitter::probe_table()
 		os_ << "\t},\n";
 	}
 	os_ << "};\n\n";
+	entry_dispatch();
 	procfs_table();
+}
+
+// The probes that can become ftrace entry sites (runtime/stp_ftrace.h: a
+// KPROBE at offset 0), indices into stp_probes[]
+std::vector<size_t> Emitter::entry_probes() const
+{
+	std::vector<size_t> out;
+	for (size_t i = 0; i < sema_.instances.size(); i++)
+		if (sema_.instances[i].point.kind == ProbeKind::Kprobe && !sema_.instances[i].point.offset)
+			out.push_back(i);
+	return out;
+}
+
+// stp_entry_dispatch() (and stp_entry_one() for one entry probe): each
+// entry probe's run naming its body, which the ftrace handlers then inline
+// instead of calling p->body (runtime/stp_ftrace.h, STP_ENTRY_DISPATCH)
+void Emitter::entry_dispatch()
+{
+	std::vector<size_t> entries = entry_probes();
+	if (entries.empty())
+		return;
+	auto run = [&](size_t i) {
+		return "stp_run_probe_body(&stp_probes[" + std::to_string(i) + "], stp_probe_" +
+		       std::to_string(sema_.instances[i].body) +
+		       ", NULL, STP_STATE_RUNNING, NULL, NULL, 0);\n";
+	};
+	os_ << "/* the entry probes' runs with their bodies, for the ftrace handlers */\n"
+	    << "static __always_inline void stp_entry_dispatch(const struct stp_probe *p)\n{\n"
+	    << "\tswitch (p - stp_probes) {\n";
+	for (size_t i : entries)
+		os_ << "\tcase " << i << ":\n\t\t" << run(i) << "\t\tbreak;\n";
+	os_ << "\tdefault:\n\t\tstp_entry_run_other(p);\n\t}\n}\n\n";
+	if (entries.size() == 1)
+		os_ << "static __always_inline void stp_entry_one(void)\n{\n\t" << run(entries[0])
+		    << "}\n\n";
 }
 
 // The file, offsets and SDT semaphore of a process probe point

@@ -13,18 +13,6 @@
 #define stp_info(fmt, ...) pr_info(STP_MODULE_NAME ": " fmt, ##__VA_ARGS__)
 #define stp_dbg(fmt, ...) pr_debug(STP_MODULE_NAME ": " fmt, ##__VA_ARGS__)
 
-/*
- * A function that saves every register it changes, so that calling it
- * clobbers nothing: the direct-call entry handler (called from a probed
- * function's ftrace site, its arguments live) and the rare calls it makes
- * (stp_probes.h). Elsewhere a plain function.
- */
-#ifdef CONFIG_X86_64
-#define stp_preserve_regs __attribute__((no_caller_saved_registers))
-#else
-#define stp_preserve_regs
-#endif
-
 /* session states, in the order they are entered */
 enum stp_state {
 	STP_STATE_STARTING,

@@ -29,10 +29,10 @@
  * Direct calls (STP_HAVE_FTRACE_DIRECT, stp_compat.h: x86-64, bodies that
  * read no registers): the sites call the module's own trampoline,
  * stp_ftrace_tramp, through register_ftrace_direct (one ops, one update,
- * like the ftrace_ops). It jumps to stp_ftrace_direct_handler, which saves
- * the registers it changes and finds the site from its return address by
- * the same search (none for one entry probe): no ftrace trampoline, no
- * ops callback. objtool gives the trampoline ORC data like any function of the
+ * like the ftrace_ops). It saves the argument registers and passes the
+ * return address into the probed function to stp_ftrace_direct_handler,
+ * which finds the site by the same search (none for one entry probe): no
+ * ftrace trampoline, no ops callback. objtool gives the trampoline ORC data like any function of the
  * module, so stack traces through it unwind. Used when every site is a
  * vmlinux function (a module function's site can leave the filter while
  * registered, which a direct ops cannot follow); when the kernel refuses
@@ -74,7 +74,7 @@ static __always_inline void stp_entry_one(void);
 #define stp_entry_run(p) stp_entry_dispatch(p)
 
 /* a site whose probe the switch does not name (none should) */
-static noinline stp_preserve_regs void stp_entry_run_other(const struct stp_probe *p)
+static noinline void stp_entry_run_other(const struct stp_probe *p)
 {
 	stp_run_probe_with(p, NULL, STP_STATE_RUNNING, NULL, NULL, 0);
 }
@@ -191,24 +191,31 @@ void stp_ftrace_tramp(void);
 /*
  * Called at a probed function's ftrace site, before its prologue: the
  * return address on the stack points just past the site's call, every
- * argument register (and rax: the vector-register count of a variadic
- * call) holds the function's own. The trampoline jumps to the handler,
- * which preserves every register it changes (stp_preserve_regs): a body
- * that calls nothing costs only the registers it uses (stp_entry_one(),
- * the translator's dispatch), one that calls saves them all. The handler
- * returns into the probed function and takes the site from its own
- * return address. The ORC unwinder follows the handler like any function
- * of the module (objtool). With frame pointers the trampoline makes the
- * frame that unwinder needs and saves the argument registers around a
- * plain handler, which gets the return address.
+ * argument register holds the function's argument. Saves those (and rax:
+ * the vector-register count of a variadic call) around the handler, which
+ * gets the return address (not when the script has one entry probe: its
+ * site is the only one). The ORC unwinder follows the pushes (objtool);
+ * with frame pointers, rbp makes the frame that unwinder needs.
  */
 #ifdef CONFIG_FRAME_POINTER
+#define STP_TRAMP_ENTER "	pushq %rbp\n	movq %rsp, %rbp\n"
+#define STP_TRAMP_RET_ADDR "	movq 64(%rsp), %rdi\n"
+#define STP_TRAMP_LEAVE "	leave\n"
+#else
+#define STP_TRAMP_ENTER ""
+#define STP_TRAMP_RET_ADDR "	movq 56(%rsp), %rdi\n"
+#define STP_TRAMP_LEAVE ""
+#endif
+#if defined(STP_ENTRY_ONE) && defined(STP_NO_ENTRY_REGS)
+#undef STP_TRAMP_RET_ADDR
+#define STP_TRAMP_RET_ADDR ""
+#endif
 asm(
 "	.pushsection .text, \"ax\", @progbits\n"
 "	.type stp_ftrace_tramp, @function\n"
 "stp_ftrace_tramp:\n"
 	ASM_ENDBR
-"	pushq %rbp\n	movq %rsp, %rbp\n"
+	STP_TRAMP_ENTER
 	CALL_DEPTH_ACCOUNT
 "	pushq %rdi\n"
 "	pushq %rsi\n"
@@ -217,7 +224,7 @@ asm(
 "	pushq %r8\n"
 "	pushq %r9\n"
 "	pushq %rax\n"
-"	movq 64(%rsp), %rdi\n"
+	STP_TRAMP_RET_ADDR
 "	call stp_ftrace_direct_handler\n"
 "	popq %rax\n"
 "	popq %r9\n"
@@ -226,7 +233,7 @@ asm(
 "	popq %rdx\n"
 "	popq %rsi\n"
 "	popq %rdi\n"
-"	leave\n"
+	STP_TRAMP_LEAVE
 	ASM_RET
 "	.size stp_ftrace_tramp, .-stp_ftrace_tramp\n"
 "	.popsection\n"
@@ -238,25 +245,6 @@ __visible void notrace stp_ftrace_direct_handler(unsigned long ret)
 {
 	stp_ftrace_hit(ret - MCOUNT_INSN_SIZE, NULL);
 }
-#else
-asm(
-"	.pushsection .text, \"ax\", @progbits\n"
-"	.type stp_ftrace_tramp, @function\n"
-"stp_ftrace_tramp:\n"
-	ASM_ENDBR
-	CALL_DEPTH_ACCOUNT
-"	jmp stp_ftrace_direct_handler\n"
-"	.size stp_ftrace_tramp, .-stp_ftrace_tramp\n"
-"	.popsection\n"
-);
-
-__visible void notrace stp_preserve_regs stp_ftrace_direct_handler(void);
-__visible void notrace stp_preserve_regs stp_ftrace_direct_handler(void)
-{
-	stp_ftrace_hit((unsigned long)__builtin_return_address(0) -
-		       MCOUNT_INSN_SIZE, NULL);
-}
-#endif
 
 #define STP_FTRACE_TRAMP ((unsigned long)stp_ftrace_tramp)
 #endif

@@ -200,27 +200,27 @@ static noinline void stp_overload_check(struct stp_context *c,
 static inline void stp_overload_init(void) { }
 #endif
 
-#ifndef STP_NO_OVERLOAD
-/* the clock at the start of a timed hit, out of the handler's line */
-static noinline stp_preserve_regs u64 stp_overload_start(void)
-{
-	return stp_overload_now();
-}
-#endif
-
 /*
- * What a run rarely does after the body: report its error, write what it
- * printed, time it for the overload check (timed: start is the clock
- * before the body; one hit in STP_OVERLOAD_SAMPLE > 1). Out of line and
- * preserving every register, so that a handler whose body makes no call
- * saves only the registers it uses (the direct-call entry handler,
- * stp_ftrace.h). A script timing every hit (STP_OVERLOAD_SAMPLE 1) calls
- * stp_overload_check() from the handler instead.
+ * The rest of a run, out of line, for the hits that do more than run the
+ * body: one timed for the overload check one hit in STP_OVERLOAD_SAMPLE
+ * (body non-NULL: it runs here between two clock reads), or one whose
+ * body (already run) left an error to report or output to write, or that
+ * is timed on every hit (STP_OVERLOAD_SAMPLE 1: timed, start read before
+ * the body). Ends the run as stp_run_probe_body() does. Its callers call
+ * it last, so the hit path keeps no register across a call.
  */
-static noinline stp_preserve_regs void
-stp_run_probe_end(struct stp_context *c, const struct stp_probe *p,
-		  bool timed, u64 start)
+static noinline void stp_run_probe_rest(struct stp_context *c,
+					const struct stp_probe *p,
+					void (*body)(struct stp_context *c),
+					u64 start, bool timed,
+					unsigned long flags)
 {
+#ifndef STP_NO_OVERLOAD
+	if (body) {
+		start = stp_overload_now();
+		body(c);
+	}
+#endif
 	if (unlikely(c->error))
 		stp_report_error(c);
 	if (c->outlen)
@@ -229,6 +229,10 @@ stp_run_probe_end(struct stp_context *c, const struct stp_probe *p,
 	if (timed)
 		stp_overload_check(c, p, start);
 #endif
+	stp_unlock_probe(p);
+	stp_irq_trace_on(flags);
+	atomic_dec(&c->busy);
+	raw_local_irq_restore(flags);
 }
 
 /*
@@ -252,17 +256,20 @@ stp_run_probe_body(const struct stp_probe *p,
 	unsigned long flags;
 	u64 start = 0;
 	bool timed = false;
-	int level;
 
 	raw_local_irq_save(flags);	/* nothing traceable until busy */
 	if (stp_state() != run_state)
 		goto out;
-	level = stp_ctx_level();	/* one preempt_count read */
-	c = __this_cpu_read(stp_contexts[level]);
-	if (unlikely(atomic_inc_return(&c->busy) != 1 ||
-		     !stp_nmi_may_run(p, level))) {
-		stp_count_skipped();
-		goto out_busy;
+	/* one preempt_count test; the NMI context's checks off the path */
+	if (likely(!stp_ctx_level())) {
+		c = __this_cpu_read(stp_contexts[0]);
+		if (unlikely(atomic_inc_return(&c->busy) != 1))
+			goto skip;
+	} else {
+		c = __this_cpu_read(stp_contexts[1]);
+		if (unlikely(atomic_inc_return(&c->busy) != 1 ||
+			     !stp_nmi_may_run(p, 1)))
+			goto skip;
 	}
 	stp_irq_trace_off(flags);
 	if (unlikely(!stp_lock_probe(p))) {
@@ -284,19 +291,20 @@ stp_run_probe_body(const struct stp_probe *p,
 	c->actions = 0;
 	c->outlen = 0;
 #ifndef STP_NO_OVERLOAD
-	timed = run_state == STP_STATE_RUNNING && unlikely(--c->ovl_left < 0);
-	if (timed)	/* every hit: no call out of line for it */
-		start = STP_OVERLOAD_SAMPLE == 1 ? stp_overload_now() :
-						   stp_overload_start();
+	if (run_state == STP_STATE_RUNNING && unlikely(--c->ovl_left < 0)) {
+		if (STP_OVERLOAD_SAMPLE > 1) {
+			stp_run_probe_rest(c, p, body, 0, true, flags);
+			return;
+		}
+		timed = true;
+		start = stp_overload_now();
+	}
 #endif
 	body(c);
-	if (unlikely(c->error || c->outlen ||
-		     (timed && STP_OVERLOAD_SAMPLE > 1)))
-		stp_run_probe_end(c, p, timed && STP_OVERLOAD_SAMPLE > 1, start);
-#ifndef STP_NO_OVERLOAD
-	if (STP_OVERLOAD_SAMPLE == 1 && timed)
-		stp_overload_check(c, p, start);
-#endif
+	if (unlikely(c->error || c->outlen || timed)) {
+		stp_run_probe_rest(c, p, NULL, start, timed, flags);
+		return;
+	}
 	/* c->probe, regs, entry stay: only a body reads them, after its own stores */
 	stp_unlock_probe(p);
 out_trace:
@@ -305,6 +313,10 @@ out_busy:
 	atomic_dec(&c->busy);
 out:
 	raw_local_irq_restore(flags);
+	return;
+skip:
+	stp_count_skipped();
+	goto out_busy;
 }
 
 static __always_inline void stp_run_probe_with(const struct stp_probe *p,

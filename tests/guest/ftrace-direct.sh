@@ -17,9 +17,10 @@
 #     through the ftrace_ops; enabled_functions shows the other module's
 #     trampoline and both ops; both modules count the 1000 calls exactly
 #     (the other's count read from its /proc file after "stop").
-#  3. vfs_read alone with a body that calls nothing (the handler then saves
-#     only the registers it uses): a file read back through it has the
-#     contents written, and the reads are counted.
+#  3. vfs_read alone with a body that calls nothing (the script's one entry
+#     probe: no site search, the body inlined into the handler): a file
+#     read back through it has the contents written, and the reads are
+#     counted.
 set -u
 stap_pmu=$(realpath "$1") src=$2 kernel_spec=${3:?a kernel spec (tests/lib/kernel.sh)}
 cd "$src" || exit 1
@@ -78,10 +79,11 @@ grep -A1 -E "^$getpid " <<<"$out2" | grep -qE "direct-->stp_ftrace_tramp\+0x0/0x
 	say "boot 2: enabled_functions shows no direct call to the other module's trampoline"
 grep -qE "BUG|Oops|WARNING" <<<"$out2" && say "boot 2: kernel complaints or warnings"
 ((fail)) && echo "--- boot 2" && echo "$out2"
-# 3. one entry probe whose body makes no call: the direct-call handler
-# saves only the registers it uses (no trampoline saving the argument
-# registers), so vfs_read's arguments must come through it untouched: a
-# file read back through it has the contents written, every read counted
+# 3. one entry probe whose body makes no call: the trampoline passes the
+# handler nothing, and the handler runs the body inlined, its rare ends
+# out of line as a last call; vfs_read's arguments must come through
+# untouched: a file read back through it has the contents written, every
+# read counted
 sum=$(seq 1 20000 | md5sum | cut -d' ' -f1)
 script='global n
 probe kprobe.function("vfs_read") { n++ }

@@ -220,7 +220,7 @@ TEST(Language, NoEntryRegsOnlyWhenNoBodyReadsRegisters)
 // The ftrace entry handlers inline each entry probe's body: the dispatch
 // names the entry probes (KPROBE at offset 0) and no other; one entry
 // probe also gets stp_entry_one() (no site search); a script without
-// entry probes gets neither.
+// entry probes, or with more than 8, gets neither.
 TEST(Language, EntryDispatchNamesTheEntryProbesBodies)
 {
 	const std::string one = "#define STP_ENTRY_ONE 1";
@@ -250,6 +250,18 @@ TEST(Language, EntryDispatchNamesTheEntryProbesBodies)
 		<< code;
 
 	code = c_of("global n\nprobe kprobe.function(\"f\").return { n++ }\nprobe begin { n = 1 }");
+	EXPECT_EQ(code.find("STP_ENTRY_DISPATCH"), std::string::npos) << code;
+	EXPECT_EQ(code.find("stp_entry_dispatch"), std::string::npos) << code;
+
+	// each inlined copy costs the build and the module: 8 entry probes
+	// at most, more call their bodies through p->body
+	std::string eight = "global n\n", nine;
+	for (char f = 'a'; f < 'i'; f++)
+		eight += std::string("probe kprobe.function(\"") + f + "\") { n++ }\n";
+	nine = eight + "probe kprobe.function(\"i\") { n++ }\n";
+	code = c_of(eight.c_str());
+	EXPECT_NE(code.find("\tcase 7:\n"), std::string::npos) << code;
+	code = c_of(nine.c_str());
 	EXPECT_EQ(code.find("STP_ENTRY_DISPATCH"), std::string::npos) << code;
 	EXPECT_EQ(code.find("stp_entry_dispatch"), std::string::npos) << code;
 }

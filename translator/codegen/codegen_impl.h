@@ -121,6 +121,8 @@ private:
 	void tracepoint_functions();
 
 	void probe_table();
+	// scripts with more entry probes call their bodies through p->body
+	static constexpr size_t kEntryDispatchMax = 8;
 	std::vector<size_t> entry_probes() const;
 	void entry_dispatch();
 	void procfs_table();

@@ -270,6 +270,32 @@ TEST(Kallsyms, CachedTableReadsBackTheSame)
 		for (size_t i = 0; i < many.size(); ++i)
 			EXPECT_EQ(many[i]->addr, many0[i]->addr);
 	};
+	// lookups before any walk over the symbols: a mapped table decodes
+	// only the symbols a lookup looks at, and finds what the image has
+	{
+		auto lazy = ksyms::read_image_cached(img, root);
+		ASSERT_TRUE(lazy.ok());
+		auto v = lazy->text("vfs_read"), v0 = direct->text("vfs_read");
+		ASSERT_EQ(v.size(), 1u);
+		EXPECT_EQ(v[0]->addr, v0[0]->addr);
+		EXPECT_EQ(lazy->why_not_probeable("start_kernel"), "it is __init code");
+		// an alias kallsyms shows by the name before it: the same name
+		// from the mapped table as from the image
+		size_t aliases = 0;
+		for (size_t i = 1; i < direct->size() && aliases < 20; ++i) {
+			const Symbol &s = direct->symbols()[i];
+			if (s.addr != direct->symbols()[i - 1].addr || direct->named(s.name).size() != 1)
+				continue;
+			auto l = lazy->named(s.name);
+			ASSERT_EQ(l.size(), 1u) << s.name;
+			std::string_view shown = direct->shown_name(*direct->named(s.name)[0]);
+			EXPECT_NE(shown, s.name);
+			EXPECT_EQ(lazy->shown_name(*l[0]), shown) << s.name;
+			aliases++;
+		}
+		EXPECT_EQ(aliases, 20u);
+		check(*lazy);
+	}
 	auto second = ksyms::read_image_cached(img, root); // maps the file
 	ASSERT_TRUE(second.ok());
 	check(*second);

@@ -32,11 +32,14 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <new>
 #include <optional>
+#include <span>
 #include <sstream>
 #include <string_view>
 
@@ -621,23 +624,60 @@ size_t osa_distance(std::string_view a, std::string_view b)
 
 } // namespace
 
+// the cache file's record of a symbol (read_image_cached, below)
+struct SymbolTable::CacheSym {
+	uint64_t addr;
+	uint32_t off, len_type;
+};
+
 SymbolTable::SymbolTable(std::shared_ptr<const void> names, std::vector<Symbol> symbols,
 			 std::vector<uint64_t> blacklist, bool blacklist_known)
-	: names_(std::move(names)), syms_(std::move(symbols)), blacklist_(std::move(blacklist)),
-	  blacklist_known_(blacklist_known)
+	: names_(std::move(names)), n_(symbols.size()), syms_(std::move(symbols)),
+	  all_decoded_(true), blacklist_(std::move(blacklist)), blacklist_known_(blacklist_known)
 {
 	std::sort(blacklist_.begin(), blacklist_.end());
 	index_names();
 	finish();
 }
 
-SymbolTable::SymbolTable(std::shared_ptr<const void> names, std::vector<Symbol> symbols,
-			 std::vector<uint64_t> blacklist, bool blacklist_known,
-			 std::vector<uint32_t> slots, std::vector<uint32_t> next)
-	: names_(std::move(names)), syms_(std::move(symbols)), slots_(std::move(slots)),
-	  next_(std::move(next)), blacklist_(std::move(blacklist)), blacklist_known_(blacklist_known)
+void SymbolTable::Free::operator()(Symbol *p) const
 {
-	finish();
+	std::free(p);
+}
+
+const Symbol &SymbolTable::sym(uint32_t i) const
+{
+	if (!cache_)
+		return syms_[i];
+	Symbol *s = lazy_.get() + i;
+	if (!decoded_[i]) {
+		const CacheSym &c = cache_[i];
+		new (s) Symbol{std::string_view(cache_names_ + c.off, c.len_type >> 8),
+			       static_cast<char>(c.len_type & 0xff), c.addr};
+		decoded_[i] = true;
+	}
+	return *s;
+}
+
+std::span<const Symbol> SymbolTable::symbols() const
+{
+	if (!cache_)
+		return syms_;
+	if (!all_decoded_) {
+		for (uint32_t i = 0; i < n_; ++i)
+			sym(i);
+		all_decoded_ = true;
+	}
+	return {lazy_.get(), n_};
+}
+
+std::string_view SymbolTable::shown_name(const Symbol &s) const
+{
+	const Symbol *base = cache_ ? lazy_.get() : syms_.data();
+	auto i = static_cast<uint32_t>(&s - base);
+	while (i && sym(i - 1).addr == s.addr)
+		i--;
+	return sym(i).name;
 }
 
 void SymbolTable::finish()
@@ -666,17 +706,19 @@ void SymbolTable::index_names()
 	size_t cap = 16;
 	while (cap < 2 * syms_.size())
 		cap *= 2;
-	slots_.assign(cap, none);
-	next_.assign(syms_.size(), none);
+	slots_own_.assign(cap, none);
+	next_own_.assign(syms_.size(), none);
 	// backwards, so that each name's chain comes out in address order
 	for (size_t i = syms_.size(); i-- > 0;) {
 		std::string_view name = syms_[i].name;
 		size_t h = std::hash<std::string_view>{}(name) & (cap - 1);
-		while (slots_[h] != none && syms_[slots_[h]].name != name)
+		while (slots_own_[h] != none && syms_[slots_own_[h]].name != name)
 			h = (h + 1) & (cap - 1);
-		next_[i] = slots_[h];
-		slots_[h] = static_cast<uint32_t>(i);
+		next_own_[i] = slots_own_[h];
+		slots_own_[h] = static_cast<uint32_t>(i);
 	}
+	slots_ = slots_own_;
+	next_ = next_own_;
 }
 
 uint32_t SymbolTable::first(std::string_view name) const
@@ -689,9 +731,9 @@ uint32_t SymbolTable::first(std::string_view name) const
 	// probe, and so does a full round
 	for (size_t n = 0; n <= mask; n++, h = (h + 1) & mask) {
 		uint32_t v = slots_[h];
-		if (v >= syms_.size())
+		if (v >= n_)
 			return none;
-		if (syms_[v].name == name)
+		if (sym(v).name == name)
 			return v;
 	}
 	return none;
@@ -700,7 +742,7 @@ uint32_t SymbolTable::first(std::string_view name) const
 uint32_t SymbolTable::next(uint32_t i) const
 {
 	uint32_t v = next_[i];
-	return v < syms_.size() ? v : none;
+	return v < n_ ? v : none;
 }
 
 bool SymbolTable::is_text(const Symbol &s) const
@@ -723,8 +765,8 @@ std::vector<const Symbol *> SymbolTable::text(std::string_view name) const
 {
 	std::vector<const Symbol *> out;
 	for (uint32_t i = first(name); i != none; i = next(i))
-		if (is_text(syms_[i]))
-			out.push_back(&syms_[i]);
+		if (is_text(sym(i)))
+			out.push_back(&sym(i));
 	return out;
 }
 
@@ -732,14 +774,14 @@ std::vector<const Symbol *> SymbolTable::named(std::string_view name) const
 {
 	std::vector<const Symbol *> out;
 	for (uint32_t i = first(name); i != none; i = next(i))
-		out.push_back(&syms_[i]);
+		out.push_back(&sym(i));
 	return out;
 }
 
 bool SymbolTable::has_text(std::string_view name) const
 {
 	for (uint32_t i = first(name); i != none; i = next(i))
-		if (is_text(syms_[i]))
+		if (is_text(sym(i)))
 			return true;
 	return false;
 }
@@ -747,7 +789,7 @@ bool SymbolTable::has_text(std::string_view name) const
 const Symbol *SymbolTable::find(std::string_view name) const
 {
 	uint32_t i = first(name);
-	return i == none ? nullptr : &syms_[i];
+	return i == none ? nullptr : &sym(i);
 }
 
 std::vector<std::string> SymbolTable::nearest(const std::string &name, size_t n,
@@ -759,7 +801,7 @@ std::vector<std::string> SymbolTable::nearest(const std::string &name, size_t n,
 	size_t limit = std::max<size_t>(2, name.size() / 3);
 	BagDistance bag(name);
 	std::vector<std::string> close;
-	for (const Symbol &s : syms_) {
+	for (const Symbol &s : symbols()) {
 		size_t diff = s.name.size() > name.size() ? s.name.size() - name.size()
 							  : name.size() - s.name.size();
 		if (diff <= limit && is_text(s) && bag(s.name) <= limit &&
@@ -891,14 +933,10 @@ struct CacheHeader {
 	uint64_t magic, num, blob, nslots, nbl, known;
 };
 
-struct CacheSym {
-	uint64_t addr;
-	uint32_t off, len_type;
-};
 
 size_t cache_size(const CacheHeader &h)
 {
-	return sizeof h + h.num * sizeof(CacheSym) + align8(h.blob) +
+	return sizeof h + h.num * sizeof(SymbolTable::CacheSym) + align8(h.blob) +
 	       align8((h.nslots + h.num) * sizeof(uint32_t)) + h.nbl * sizeof(uint64_t);
 }
 
@@ -927,14 +965,15 @@ std::string SymbolTable::to_cache() const
 {
 	// the names again as one buffer, in symbol order
 	std::string blob;
-	std::vector<CacheSym> cs(syms_.size());
-	for (size_t i = 0; i < syms_.size(); ++i) {
-		const Symbol &s = syms_[i];
+	std::span<const Symbol> all = symbols();
+	std::vector<CacheSym> cs(all.size());
+	for (size_t i = 0; i < all.size(); ++i) {
+		const Symbol &s = all[i];
 		cs[i] = {s.addr, static_cast<uint32_t>(blob.size()),
 			 static_cast<uint32_t>(s.name.size() << 8 | static_cast<unsigned char>(s.type))};
 		blob += s.name;
 	}
-	CacheHeader h{cache_magic,    syms_.size(),	blob.size(), slots_.size(),
+	CacheHeader h{cache_magic,    all.size(),	blob.size(), slots_.size(),
 		      blacklist_.size(), blacklist_known_};
 	std::string out;
 	out.reserve(cache_size(h));
@@ -960,32 +999,38 @@ std::optional<SymbolTable> SymbolTable::from_cache(std::shared_ptr<const void> o
 	    (h.nslots & (h.nslots - 1)) != 0)
 		return std::nullopt;
 	size_t at = sizeof h, names = at + h.num * sizeof(CacheSym);
-	// sized once and written in place (150k symbols: push_back's capacity
-	// checks cost as much as the conversion); one check for all of them
-	std::vector<Symbol> syms(h.num);
-	const char *blob = d.data() + names;
-	Symbol *out = syms.data();
-	uint64_t bad = 0;
-	for (size_t i = 0; i < h.num; ++i, at += sizeof(CacheSym)) {
-		auto c = rd<CacheSym>(d, at);
-		uint64_t len = c.len_type >> 8;
-		bad |= (uint64_t{c.off} + len) > h.blob;
-		out[i].name = std::string_view(blob + (bad ? 0 : c.off), bad ? 0 : len);
-		out[i].type = static_cast<char>(c.len_type & 0xff);
-		out[i].addr = c.addr;
-	}
-	if (bad)
+	// one pass over the records (read, not written): every name within
+	// the names; the symbols themselves are decoded when looked at
+	const auto *recs = reinterpret_cast<const CacheSym *>(d.data() + at);
+	uint64_t end = 0;
+	for (size_t i = 0; i < h.num; ++i)
+		end = std::max(end, uint64_t{recs[i].off} + (recs[i].len_type >> 8));
+	if (end > h.blob)
 		return std::nullopt;
 	at = names + align8(h.blob);
-	// copied as they are (no zeroing, no pass over them): first() and
-	// next() treat an index past the symbols as the end of a chain
 	const auto *ix = reinterpret_cast<const uint32_t *>(d.data() + at);
-	std::vector<uint32_t> slots(ix, ix + h.nslots), next(ix + h.nslots, ix + h.nslots + h.num);
 	at += align8((h.nslots + h.num) * sizeof(uint32_t));
 	std::vector<uint64_t> bl(h.nbl);
 	std::memcpy(bl.data(), d.data() + at, h.nbl * sizeof(uint64_t));
-	return SymbolTable(std::move(owner), std::move(syms), std::move(bl), h.known != 0,
-			   std::move(slots), std::move(next));
+
+	SymbolTable t;
+	// room for every symbol, not written (calloc's fresh pages stay
+	// untouched until a symbol is decoded into them)
+	t.lazy_.reset(static_cast<Symbol *>(std::calloc(h.num ? h.num : 1, sizeof(Symbol))));
+	if (!t.lazy_)
+		return std::nullopt;
+	t.names_ = std::move(owner);
+	t.n_ = h.num;
+	t.cache_ = recs;
+	t.cache_names_ = d.data() + names;
+	t.decoded_.assign(h.num, false);
+	// an entry past the symbols ends a probe or a chain (first(), next())
+	t.slots_ = {ix, h.nslots};
+	t.next_ = {ix + h.nslots, h.num};
+	t.blacklist_ = std::move(bl);
+	t.blacklist_known_ = h.known != 0;
+	t.finish();
+	return t;
 }
 
 Result<SymbolTable> read_image_cached(const std::string &path, const std::string &cache_root)

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -42,8 +43,10 @@ public:
 	SymbolTable(std::shared_ptr<const void> names, std::vector<Symbol> symbols,
 		    std::vector<uint64_t> blacklist, bool blacklist_known);
 
-	const std::vector<Symbol> &symbols() const { return syms_; }
-	size_t size() const { return syms_.size(); }
+	// Every symbol (a table read from the cache decodes them all on the
+	// first call: lookups by name decode only what they look at).
+	std::span<const Symbol> symbols() const;
+	size_t size() const { return n_; }
 
 	// Whether s is code: nm's t/T, or a weak symbol (w/W) in the kernel's
 	// text or init text.
@@ -58,6 +61,9 @@ public:
 	const Symbol *find(std::string_view name) const;
 	// All symbols called name, in address order.
 	std::vector<const Symbol *> named(std::string_view name) const;
+	// The name kallsyms gives s's address (s one of this table's): the
+	// first symbol at that address in the kernel's order.
+	std::string_view shown_name(const Symbol &s) const;
 
 	// _stext.._etext and _sinittext.._einittext (empty when unknown).
 	AddrRange text_range() const { return text_range_; }
@@ -85,26 +91,41 @@ public:
 	// The table as the bytes read_image_cached keeps, and back: a table
 	// whose names view d, kept alive by owner (nothing when d is not one).
 	std::string to_cache() const;
+	struct CacheSym; // a symbol's record in those bytes
 	static std::optional<SymbolTable> from_cache(std::shared_ptr<const void> owner,
 						     std::string_view d);
 
 private:
 	static constexpr uint32_t none = UINT32_MAX;
-	SymbolTable(std::shared_ptr<const void> names, std::vector<Symbol> symbols,
-		    std::vector<uint64_t> blacklist, bool blacklist_known,
-		    std::vector<uint32_t> slots, std::vector<uint32_t> next);
 	void finish(); // after the index: ranges and the text kprobes refuse
 	void index_names();
+	const Symbol &sym(uint32_t i) const;	     // decoded on first use (cache)
 	uint32_t first(std::string_view name) const; // first symbol of that name, or none
 	uint32_t next(uint32_t i) const;	     // the next symbol of i's name, or none
 	std::string why_not(const Symbol &s) const;
 	AddrRange range(const char *start, const char *end) const;
 
-	std::shared_ptr<const void> names_; // owns the bytes syms_' names view
+	std::shared_ptr<const void> names_; // owns the bytes the names view
+	size_t n_ = 0;			    // symbols
+	// A decoded table holds its symbols in syms_. One read from the cache
+	// views the file's records (cache_, names at cache_names_) and decodes
+	// a symbol into lazy_ (room for n_, written only where decoded) the
+	// first time it is looked at: 150 k symbols written out whole were
+	// most of a -p3 run's instructions and page faults.
 	std::vector<Symbol> syms_;
+	const CacheSym *cache_ = nullptr;
+	const char *cache_names_ = nullptr;
+	struct Free {
+		void operator()(Symbol *p) const;
+	};
+	mutable std::unique_ptr<Symbol, Free> lazy_;
+	mutable std::vector<bool> decoded_;
+	mutable bool all_decoded_ = false;
 	// The names, hashed: open addressing over the first symbol of each
-	// name; next_ chains the symbols of one name in address order.
-	std::vector<uint32_t> slots_, next_;
+	// name; next_ chains the symbols of one name in address order. Views
+	// of slots_own_/next_own_, or of the cache file.
+	std::vector<uint32_t> slots_own_, next_own_;
+	std::span<const uint32_t> slots_, next_;
 	std::vector<uint64_t> blacklist_; // sorted
 	bool blacklist_known_ = false;
 	AddrRange text_range_, init_range_;

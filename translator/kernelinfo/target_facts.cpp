@@ -185,11 +185,8 @@ std::optional<SymbolDelta> TargetKernelFacts::symbol_delta(const std::string &na
 	    !same[0]->addr || !anchor[0]->addr)
 		return std::nullopt;
 	// kallsyms names an address by the first symbol there, in its order
-	const std::vector<ksyms::Symbol> &all = syms->symbols();
-	size_t i = static_cast<size_t>(same[0] - all.data());
-	while (i && all[i - 1].addr == same[0]->addr)
-		i--;
-	return SymbolDelta{static_cast<int64_t>(same[0]->addr - anchor[0]->addr), std::string(all[i].name)};
+	return SymbolDelta{static_cast<int64_t>(same[0]->addr - anchor[0]->addr),
+			   std::string(syms->shown_name(*same[0]))};
 }
 
 } // namespace stap_pmu

@@ -28,21 +28,31 @@ KernelConfig KernelConfig::parse(std::string text)
 		if (line.substr(0, 7) == "CONFIG_" && eq != std::string_view::npos)
 			c.entries_.emplace_back(line.substr(0, eq), line.substr(eq + 1));
 	}
-	// Kconfig order: sorted once; of equal names the last line is kept
-	std::stable_sort(c.entries_.begin(), c.entries_.end(), by_name);
-	size_t out = 0;
-	for (size_t i = 0; i < c.entries_.size(); ++i)
-		if (i + 1 == c.entries_.size() || c.entries_[i + 1].first != c.entries_[i].first)
-			c.entries_[out++] = c.entries_[i];
-	c.entries_.resize(out);
+	c.sorted_ = false; // Kconfig order until the first lookup
 	c.texts_.push_back(std::move(owned));
 	return c;
 }
 
+const std::vector<KernelConfig::Entry> &KernelConfig::index() const
+{
+	if (sorted_)
+		return entries_;
+	// of equal names the last line is kept
+	std::stable_sort(entries_.begin(), entries_.end(), by_name);
+	size_t out = 0;
+	for (size_t i = 0; i < entries_.size(); ++i)
+		if (i + 1 == entries_.size() || entries_[i + 1].first != entries_[i].first)
+			entries_[out++] = entries_[i];
+	entries_.resize(out);
+	sorted_ = true;
+	return entries_;
+}
+
 std::optional<std::string_view> KernelConfig::get(std::string_view name) const
 {
-	auto it = std::lower_bound(entries_.begin(), entries_.end(), Entry{name, {}}, by_name);
-	if (it == entries_.end() || it->first != name)
+	const std::vector<Entry> &e = index();
+	auto it = std::lower_bound(e.begin(), e.end(), Entry{name, {}}, by_name);
+	if (it == e.end() || it->first != name)
 		return std::nullopt;
 	return it->second;
 }
@@ -57,6 +67,7 @@ void KernelConfig::set(std::string name, std::string value)
 
 void KernelConfig::add(std::string_view name, std::string_view value)
 {
+	index();
 	auto it = std::lower_bound(entries_.begin(), entries_.end(), Entry{name, {}}, by_name);
 	if (it != entries_.end() && it->first == name)
 		it->second = value;

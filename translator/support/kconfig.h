@@ -12,11 +12,13 @@
 namespace stap_pmu {
 
 // CONFIG_X -> its value as the file spells it ("y", "m", "\"str\"", "123").
-// The entries are views into the file's text, sorted once by name (a later
-// line for the same option wins), and found by halving: a tree's 8000
-// options cost one allocation for the text and one for the index, where a
-// std::map of strings cost two or three per option to build and as many to
-// free (a quarter of a -p3 run). Copies share the text.
+// The entries are views into the file's text, sorted by name (a later line
+// for the same option wins) on the first lookup, and found by halving: a
+// tree's 8000 options cost one allocation for the text and one for the
+// index, where a std::map of strings cost two or three per option to build
+// and as many to free (a quarter of a -p3 run), and a run that looks no
+// option up (no tapset conditional on one) does not sort them (a fifth of
+// what was left). Copies share the text.
 class KernelConfig {
 public:
 	KernelConfig() = default;
@@ -29,16 +31,19 @@ public:
 	// name set to value (replacing an earlier value)
 	void set(std::string name, std::string value);
 
-	size_t size() const { return entries_.size(); }
+	size_t size() const { return index().size(); }
 	bool empty() const { return entries_.empty(); }
 
 private:
 	using Entry = std::pair<std::string_view, std::string_view>;
 	void add(std::string_view name, std::string_view value);
+	const std::vector<Entry> &index() const; // entries_, sorted
 
 	// the texts the views point into: the file's, then set()'s strings
 	std::vector<std::shared_ptr<const std::string>> texts_;
-	std::vector<Entry> entries_; // sorted by name, names unique
+	// in the file's order until index() sorts them by name, names unique
+	mutable std::vector<Entry> entries_;
+	mutable bool sorted_ = true;
 };
 
 } // namespace stap_pmu

@@ -74,10 +74,7 @@ static __always_inline void stp_entry_one(void);
 #define stp_entry_run(p) stp_entry_dispatch(p)
 
 /* a site whose probe the switch does not name (none should) */
-static noinline void stp_entry_run_other(const struct stp_probe *p)
-{
-	stp_run_probe_with(p, NULL, STP_STATE_RUNNING, NULL, NULL, 0);
-}
+#define stp_entry_run_other(p) stp_run_probe_data(p, NULL, STP_STATE_RUNNING, NULL)
 #else
 #define stp_entry_run(p) stp_run_probe_with(p, NULL, STP_STATE_RUNNING, NULL, NULL, 0)
 #endif
@@ -170,12 +167,28 @@ static __always_inline void stp_ftrace_hit(unsigned long ip,
 #endif
 }
 
+#if defined(STP_HAVE_FTRACE_DIRECT) && defined(STP_NO_ENTRY_REGS)
+/*
+ * The ftrace_ops runs the entry probes only where the direct call was
+ * refused: it calls the direct-call handler rather than compile a second
+ * copy of the sites' runs (the bodies inlined into each)
+ */
+__visible noinline void notrace stp_ftrace_direct_handler(unsigned long ret);
+
+static void notrace stp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
+				       struct ftrace_ops *ops,
+				       struct ftrace_regs *fregs)
+{
+	stp_ftrace_direct_handler(ip + MCOUNT_INSN_SIZE);
+}
+#else
 static void notrace stp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 				       struct ftrace_ops *ops,
 				       struct ftrace_regs *fregs)
 {
 	stp_ftrace_hit(ip, fregs);
 }
+#endif
 
 static struct ftrace_ops stp_ftrace_ops = {
 	.func = stp_ftrace_handler,
@@ -240,8 +253,8 @@ asm(
 );
 
 /* ret: the address after the site's call (its ip + MCOUNT_INSN_SIZE) */
-__visible void notrace stp_ftrace_direct_handler(unsigned long ret);
-__visible void notrace stp_ftrace_direct_handler(unsigned long ret)
+__visible noinline void notrace stp_ftrace_direct_handler(unsigned long ret);
+__visible noinline void notrace stp_ftrace_direct_handler(unsigned long ret)
 {
 	stp_ftrace_hit(ret - MCOUNT_INSN_SIZE, NULL);
 }

@@ -72,6 +72,10 @@ static __always_inline void stp_entry_dispatch(const struct stp_probe *p);
 static __always_inline void stp_entry_one(void);
 #endif
 #define stp_entry_run(p) stp_entry_dispatch(p)
+#if defined(STP_ENTRY_ONE) && defined(STP_NO_ENTRY_REGS)
+/* the filter holds one site: the handlers need not know which was hit */
+#define STP_FTRACE_ONE_SITE 1
+#endif
 
 /* a site whose probe the switch does not name (none should) */
 #define stp_entry_run_other(p) stp_run_probe_data(p, NULL, STP_STATE_RUNNING, NULL)
@@ -143,7 +147,7 @@ static __always_inline void stp_ftrace_run(const struct stp_ftrace_site *s,
 static __always_inline void stp_ftrace_hit(unsigned long ip,
 					   struct ftrace_regs *fregs)
 {
-#if defined(STP_ENTRY_ONE) && defined(STP_NO_ENTRY_REGS)
+#ifdef STP_FTRACE_ONE_SITE
 	/*
 	 * the script's one entry probe: the filter holds its site alone (an
 	 * empty filter is never registered), so every hit is its
@@ -219,7 +223,7 @@ void stp_ftrace_tramp(void);
 #define STP_TRAMP_RET_ADDR "	movq 56(%rsp), %rdi\n"
 #define STP_TRAMP_LEAVE ""
 #endif
-#if defined(STP_ENTRY_ONE) && defined(STP_NO_ENTRY_REGS)
+#ifdef STP_FTRACE_ONE_SITE
 #undef STP_TRAMP_RET_ADDR
 #define STP_TRAMP_RET_ADDR ""
 #endif

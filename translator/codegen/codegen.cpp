@@ -65,7 +65,7 @@ std::string Emitter::run()
 		os_ << "#define STP_NO_PROBE_LOCKS 1 /* no probe body takes a global's lock */\n\n";
 	// the ftrace entry handlers inline each entry probe's body
 	// (runtime/stp_ftrace.h); with one entry probe they skip the site search
-	if (size_t n = entry_probes().size(); n && n <= kEntryDispatchMax) {
+	if (size_t n = dispatched_entry_probes().size()) {
 		os_ << "#define STP_ENTRY_DISPATCH 1 /* stp_entry_dispatch() follows the probe table */\n";
 		if (n == 1)
 			os_ << "#define STP_ENTRY_ONE 1 /* one entry probe: stp_entry_one() */\n";

@@ -123,7 +123,7 @@ private:
 	void probe_table();
 	// scripts with more entry probes call their bodies through p->body
 	static constexpr size_t kEntryDispatchMax = 8;
-	std::vector<size_t> entry_probes() const;
+	std::vector<size_t> dispatched_entry_probes() const;
 	void entry_dispatch();
 	void procfs_table();
 	void user_point(const ResolvedPoint &p, size_t body);

@@ -367,25 +367,27 @@ void Emitter::probe_table()
 }
 
 // The probes that can become ftrace entry sites (runtime/stp_ftrace.h: a
-// KPROBE at offset 0), indices into stp_probes[]
-std::vector<size_t> Emitter::entry_probes() const
+// KPROBE at offset 0), indices into stp_probes[], when the dispatch
+// inlines their bodies: at most kEntryDispatchMax of them, else none
+std::vector<size_t> Emitter::dispatched_entry_probes() const
 {
 	std::vector<size_t> out;
 	for (size_t i = 0; i < sema_.instances.size(); i++)
 		if (sema_.instances[i].point.kind == ProbeKind::Kprobe && !sema_.instances[i].point.offset)
 			out.push_back(i);
+	if (out.size() > kEntryDispatchMax)
+		out.clear();
 	return out;
 }
 
 // stp_entry_dispatch() (and stp_entry_one() for one entry probe): each
 // entry probe's run naming its body, which the ftrace handlers then inline
 // instead of calling p->body (runtime/stp_ftrace.h, STP_ENTRY_DISPATCH);
-// for at most kEntryDispatchMax entry probes, each copy costing the build
-// about 20 ms and the module about 250 bytes
+// each copy costs the build about 20 ms and the module about 250 bytes
 void Emitter::entry_dispatch()
 {
-	std::vector<size_t> entries = entry_probes();
-	if (entries.empty() || entries.size() > kEntryDispatchMax)
+	std::vector<size_t> entries = dispatched_entry_probes();
+	if (entries.empty())
 		return;
 	auto run = [&](size_t i) {
 		return "stp_run_probe_body(&stp_probes[" + std::to_string(i) + "], stp_probe_" +

@@ -5,7 +5,8 @@
 #    the runtime's kernel headers and NAME.mod.c's precompiled;
 #  - the next build, of another script under another name, runs no make;
 #  - its module is make's: the same modinfo, symbols and sections, and
-#    without the precompiled headers the same bytes;
+#    without the precompiled headers the same bytes, though modpost read
+#    only the lines of the kernel's Module.symvers the module imports;
 #  - a compile error still reaches the user through make, as without a
 #    recipe; --kbuild-make runs make and records nothing;
 #  - another compiler first in PATH records the recipe again in its place;
@@ -59,15 +60,26 @@ sections() { readelf -SW "$1" | sed -n 's/^ *\[ *[0-9]*\] \([^ ]*\) .*/\1/p'; }
 # Byte for byte without the PCHs: gcc then parses stp_pch.h as a header, the
 # commands stay the replay's. (With them gcc's instruction scheduling may
 # differ in a few places; the code is the same C compiled with the same flags.)
-kept=$(ls -d "$TMPDIR"/stap-pmu*/ | head -1)
+kept=$(ls -d "$TMPDIR"/stap-pmu* | head -1)
 mkdir -p held
 mv "$recipe"/*.gch held/
 rm -f "$kept"/rp_two.ko
-(cd "$kept" && sh .stp_kbuild.sh >/dev/null 2>&1) || say "the kept replay script failed without the PCHs"
+(cd "$kept" && sh .stp_kbuild.sh >/dev/null 2>&1 && sh .stp_kbuild2.sh >/dev/null 2>&1) ||
+	say "the kept replay scripts failed without the PCHs"
 mv held/*.gch "$recipe"/
 strip_ko() { objcopy --strip-debug --remove-section=.note.gnu.build-id "$1" "$2"; }
 strip_ko "$kept/rp_two.ko" nopch.ko && strip_ko make.ko make.s.ko && cmp -s nopch.ko make.s.ko ||
 	say "without the PCHs the replayed module is not make's byte for byte"
+
+# modpost read only the kernel's exports the module imports (and the
+# module is make's, above, byte for byte)
+grep -q "scripts/mod/modpost .* -i '$kept/.stp_symvers'" "$kept/.stp_kbuild2.sh" ||
+	say "the replayed modpost does not read the module's own lines of Module.symvers"
+grep -q "$(printf '\tregister_kprobes\tvmlinux\tEXPORT_SYMBOL_GPL')" "$kept/.stp_symvers" ||
+	say "the selected Module.symvers lines lack register_kprobes"
+tree=$(sed -n "s/^cd '\(.*\)'$/\1/p" "$kept/.stp_kbuild.sh")
+(($(wc -l <"$kept/.stp_symvers") * 10 < $(wc -l <"$tree/Module.symvers"))) ||
+	say "the selected Module.symvers lines are not a small part of the kernel's"
 
 # a compile error: the replay fails, make reports it as it always does
 bad='probe begin { %{ this is not C %} }'

@@ -17,6 +17,7 @@
 
 #include "translator/builder/cache.h"
 #include "translator/builder/kbuild_replay.h"
+#include "translator/builder/symvers.h"
 #include "translator/kernelinfo/kernel.h"
 #include "translator/support/file.h"
 #include "translator/support/text.h"
@@ -166,27 +167,66 @@ std::optional<kbuild_replay::Recipe> load_recipe(const std::string &rdir, const 
 	return std::move(*r);
 }
 
-// The recipe's commands for this module, run from the tree.
+// The position of " -i Module.symvers" (the kernel's exports) in a
+// modpost step, or npos.
+size_t kernel_symvers_arg(const std::string &step)
+{
+	if (step.find("scripts/mod/modpost") == std::string::npos)
+		return std::string::npos;
+	const std::string arg = " -i Module.symvers";
+	for (size_t p = step.find(arg); p != std::string::npos; p = step.find(arg, p + 1))
+		if (p + arg.size() == step.size() || step[p + arg.size()] == ' ')
+			return p;
+	return std::string::npos;
+}
+
+// The recipe's commands for this module, run from the tree. modpost is
+// given only the lines of the kernel's Module.symvers that the module
+// imports (symvers.h): the steps before it run first, then the object's
+// undefined symbols select the lines.
 Run replay(const KbuildRequest &req, const kbuild_replay::Recipe &rc, const std::string &dir)
 {
 	const std::string &name = req.module_name;
 	for (const kbuild_replay::Pch &p : rc.pchs)
 		if (!write_file(dir + "/" + p.names_file, kbuild_replay::expand(p.names_text, dir, name)))
 			return {-1, "cannot write " + dir + "/" + p.names_file + "\n"};
-	std::string script = "set -e\ncd " + text::shell_quote(req.build_tree) + "\n";
+	std::string head = "set -e\ncd " + text::shell_quote(req.build_tree) + "\n";
 	for (const std::string &e : rc.env) {
 		std::string v = kbuild_replay::expand(e, dir, name);
 		size_t eq = v.find('=');
-		script += "export " + v.substr(0, eq) + "=" + text::shell_quote(v.substr(eq + 1)) + "\n";
+		head += "export " + v.substr(0, eq) + "=" + text::shell_quote(v.substr(eq + 1)) + "\n";
 	}
-	for (const std::string &s : rc.steps)
-		script += kbuild_replay::expand(s, dir, name) + "\n";
-	const std::string path = dir + "/.stp_kbuild.sh";
-	if (!write_file(path, script))
-		return {-1, "cannot write " + path + "\n"};
-	return run(std::string(kLocale) + "sh " + text::shell_quote(path));
+	std::vector<std::string> steps;
+	size_t modpost = rc.steps.size();
+	for (const std::string &s : rc.steps) {
+		steps.push_back(kbuild_replay::expand(s, dir, name));
+		if (modpost == rc.steps.size() && kernel_symvers_arg(steps.back()) != std::string::npos)
+			modpost = steps.size() - 1;
+	}
+	auto run_steps = [&](size_t from, size_t to, const std::string &file) -> Run {
+		std::string script = head;
+		for (size_t i = from; i < to; i++)
+			script += steps[i] + "\n";
+		const std::string path = dir + "/" + file;
+		if (!write_file(path, script))
+			return {-1, "cannot write " + path + "\n"};
+		return run(std::string(kLocale) + "sh " + text::shell_quote(path));
+	};
+	if (modpost == steps.size())
+		return run_steps(0, steps.size(), ".stp_kbuild.sh");
+	Run before = run_steps(0, modpost, ".stp_kbuild.sh");
+	if (before.status != 0)
+		return before;
+	Result<std::vector<std::string>> imports = symvers::undefined_symbols(dir + "/" + name + ".o");
+	auto kernel = sys::read_file(req.build_tree + "/Module.symvers");
+	const std::string mine = dir + "/.stp_symvers";
+	if (imports && kernel && write_file(mine, symvers::select(*kernel, *imports)))
+		steps[modpost].replace(kernel_symvers_arg(steps[modpost]), 18,
+				       " -i " + text::shell_quote(mine));
+	Run after = run_steps(modpost, steps.size(), ".stp_kbuild2.sh");
+	after.out = before.out + after.out;
+	return after;
 }
-
 
 // make's command line with GOAL instead of "modules"
 std::string make_goal(const KbuildRequest &req, const std::string &dir, const std::string &goal)

@@ -48,6 +48,18 @@ enum stp_probe_kind {
 	STP_PROBE_PROCESS_END,		/* exit of a process's last thread */
 };
 
+/*
+ * The kinds of probe the generated table holds, a bit per enum
+ * stp_probe_kind (the translator defines STP_PROBE_KINDS; unset: all).
+ * Registration code of the other kinds is dead, and gcc drops it with the
+ * handlers only it names; stp_probe_check() refuses a probe of a kind the
+ * module was built without.
+ */
+#ifndef STP_PROBE_KINDS
+#define STP_PROBE_KINDS (~0U)
+#endif
+#define stp_kind_compiled(kind) ((STP_PROBE_KINDS >> (kind)) & 1)
+
 struct stp_uentry_table;		/* URETPROBE: entry values (stp_uprobes.h) */
 
 struct stp_context;

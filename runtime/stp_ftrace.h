@@ -44,7 +44,10 @@
  * unloaded module's addresses in an ops' filter (a module loaded there
  * later would be traced), so a module notifier takes the going module's
  * addresses out of the filter, or unregisters the ops when they are all
- * that is left (an empty filter traces every function).
+ * that is left (an empty filter traces every function). All of that is
+ * compiled only when the translator saw a "mod:func" kprobe
+ * (STP_HAVE_MODULE_SITES); without it such a probe, which has no address,
+ * would stay a kprobe placed by name.
  *
  * Unload: unregister_ftrace_function() waits until no CPU runs the
  * callback (ftrace_shutdown: synchronize_rcu_tasks_rude, and
@@ -97,9 +100,11 @@ static struct stp_ftrace_site *stp_ftrace_sites;
 static unsigned int stp_ftrace_nsites;
 static bool stp_ftrace_registered;
 static unsigned int stp_ftrace_live;	/* distinct addresses in the filter */
+#ifdef STP_HAVE_MODULE_SITES
 static bool *stp_ftrace_gone;		/* per site: its module went away */
-static DEFINE_MUTEX(stp_ftrace_mutex);	/* registration vs the module notifier */
 static bool stp_ftrace_notifier_on;
+#endif
+static DEFINE_MUTEX(stp_ftrace_mutex);	/* registration vs the module notifier */
 static bool stp_ftrace_direct;		/* the sites call stp_ftrace_tramp */
 
 #ifndef STP_NO_ENTRY_REGS
@@ -272,6 +277,7 @@ __visible noinline void notrace stp_ftrace_direct_handler(unsigned long ret)
  */
 static struct ftrace_ops *stp_ftrace_filter_ops = &stp_ftrace_ops;
 
+#ifdef STP_HAVE_MODULE_SITES
 /*
  * whether kallsyms' text for an address, "func+0xOFF/0xSIZE [mod]", names
  * the function sym ("mod:func") near its start (OFF: a kprobe sits past an
@@ -345,6 +351,10 @@ out:
 	kfree(kps);
 	kfree(ptrs);
 }
+#else
+static inline void stp_ftrace_resolve_modules(struct stp_probe *probes,
+					      unsigned int n) { }
+#endif
 
 static int stp_ftrace_site_cmp(const void *a, const void *b)
 {
@@ -439,6 +449,7 @@ static int stp_ftrace_filter_sites(void)
 	return bad;
 }
 
+#ifdef STP_HAVE_MODULE_SITES
 /* whether p probes a function of the module named mod ("mod:func") */
 static bool stp_ftrace_of_module(const struct stp_probe *p, const char *mod)
 {
@@ -503,6 +514,7 @@ static int stp_ftrace_module_event(struct notifier_block *nb,
 static struct notifier_block stp_ftrace_module_nb = {
 	.notifier_call = stp_ftrace_module_event,
 };
+#endif
 
 /*
  * registers the ops (filter set) and, when a site is a module function,
@@ -517,24 +529,30 @@ static int stp_ftrace_ops_register(void)
 	for (i = 0; i < stp_ftrace_nsites; i++) {
 		if (!i || stp_ftrace_sites[i].addr != stp_ftrace_sites[i - 1].addr)
 			stp_ftrace_live++;
+#ifdef STP_HAVE_MODULE_SITES
 		if (strchr(stp_ftrace_sites[i].p->symbol, ':'))
 			stp_ftrace_notifier_on = true;
+#endif
 	}
+#ifdef STP_HAVE_MODULE_SITES
 	if (stp_ftrace_notifier_on &&
 	    (rc = stp_fail_rc("module notifier", -ENOMEM,
 			      register_module_notifier(&stp_ftrace_module_nb)))) {
 		stp_ftrace_notifier_on = false;
 		return rc;
 	}
+#endif
 	mutex_lock(&stp_ftrace_mutex);
 	rc = stp_fail_rc("ftrace_ops", -EBUSY,
 			 register_ftrace_function(&stp_ftrace_ops));
 	stp_ftrace_registered = !rc;
 	mutex_unlock(&stp_ftrace_mutex);
+#ifdef STP_HAVE_MODULE_SITES
 	if (rc && stp_ftrace_notifier_on) {
 		unregister_module_notifier(&stp_ftrace_module_nb);
 		stp_ftrace_notifier_on = false;
 	}
+#endif
 	return rc;
 }
 
@@ -567,17 +585,17 @@ static int stp_ftrace_direct_register(void)
  */
 static void stp_ftrace_choose_ops(void)
 {
-	unsigned int i;
-
 	stp_ftrace_filter_ops = &stp_ftrace_direct_ops;
 	if (stp_ftrace_nsites > STP_FTRACE_DIRECT_MAX) {
 		stp_info("%u entry probes: through the ftrace_ops (a direct call takes at most %u on this kernel)\n",
 			 stp_ftrace_nsites, STP_FTRACE_DIRECT_MAX);
 		stp_ftrace_filter_ops = &stp_ftrace_ops;
 	}
-	for (i = 0; i < stp_ftrace_nsites; i++)
+#ifdef STP_HAVE_MODULE_SITES
+	for (unsigned int i = 0; i < stp_ftrace_nsites; i++)
 		if (strchr(stp_ftrace_sites[i].p->symbol, ':'))
 			stp_ftrace_filter_ops = &stp_ftrace_ops;
+#endif
 }
 #else
 static inline int stp_ftrace_direct_register(void) { return -EOPNOTSUPP; }
@@ -626,6 +644,7 @@ static int stp_ftrace_register(struct stp_probe *probes, unsigned int n)
 		ftrace_free_filter(stp_ftrace_filter_ops);
 		return 0;
 	}
+#ifdef STP_HAVE_MODULE_SITES
 	stp_ftrace_gone = stp_fail_null("ftrace module table",
 					kcalloc(stp_ftrace_nsites,
 						sizeof(*stp_ftrace_gone),
@@ -637,6 +656,7 @@ static int stp_ftrace_register(struct stp_probe *probes, unsigned int n)
 		rc = -ENOMEM;
 		goto err;
 	}
+#endif
 	if (stp_ftrace_filter_ops != &stp_ftrace_ops) {
 		if (!stp_ftrace_direct_register())
 			goto registered;
@@ -687,19 +707,23 @@ static void stp_ftrace_unregister(void)
 	}
 	stp_ftrace_registered = false;
 	mutex_unlock(&stp_ftrace_mutex);
+#ifdef STP_HAVE_MODULE_SITES
 	/* after the mutex: a running callback may wait for it */
 	if (stp_ftrace_notifier_on) {
 		unregister_module_notifier(&stp_ftrace_module_nb);
 		stp_ftrace_notifier_on = false;
 	}
+#endif
 	for (i = 0; i < stp_ftrace_nsites; i++)
 		stp_ftrace_sites[i].p->registered = false;
 }
 
 static void stp_ftrace_free(void)
 {
+#ifdef STP_HAVE_MODULE_SITES
 	kfree(stp_ftrace_gone);
 	stp_ftrace_gone = NULL;
+#endif
 	kfree(stp_ftrace_sites);
 	stp_ftrace_sites = NULL;
 	stp_ftrace_nsites = 0;

@@ -375,8 +375,8 @@ static int stp_kretprobe_handler(struct kretprobe_instance *ri,
  * entry (target variables saved there); false when it could not run (the
  * call is then not measured)
  */
-static bool stp_run_entry_fn(const struct stp_probe *p, struct pt_regs *regs,
-			     u64 *data)
+static __maybe_unused bool stp_run_entry_fn(const struct stp_probe *p,
+					    struct pt_regs *regs, u64 *data)
 {
 	s64 *vals = (s64 *)&data[p->ntvars + 2];
 	struct stp_context *c;
@@ -432,10 +432,12 @@ static __maybe_unused s64 stp_entry_value(struct stp_context *c, unsigned int i)
 	return (s64)c->entry[p->ntvars + 2 + i];
 }
 
+#ifdef STP_HAVE_KRET_ENTRY
 /*
  * kretprobes with target variables or @entry(expr): argument and location
  * values saved at entry, then the @entry values; non-zero (the kernel then
- * drops this call's instance: no return probe) when entry_fn could not run
+ * drops this call's instance: no return probe) when entry_fn could not run.
+ * Compiled when the translator saw such a kretprobe (STP_HAVE_KRET_ENTRY).
  */
 static int stp_kretprobe_entry(struct kretprobe_instance *ri,
 			       struct pt_regs *regs)
@@ -452,6 +454,7 @@ static int stp_kretprobe_entry(struct kretprobe_instance *ri,
 		return 1;
 	return 0;
 }
+#endif
 
 /* the next period of a timer: period_ns, +- up to randomize_ns */
 static u64 stp_timer_period(const struct stp_probe *p)
@@ -506,9 +509,11 @@ static u64 stp_probes_nmissed(void)
 
 	for (i = 0; i < stp_session.nprobes; i++) {
 		p = &stp_session.probes[i];
-		if (p->kind == STP_PROBE_KPROBE && !p->via_ftrace)
+		if (stp_kind_compiled(STP_PROBE_KPROBE) &&
+		    p->kind == STP_PROBE_KPROBE && !p->via_ftrace)
 			n += READ_ONCE(p->u.kp.nmissed);
-		else if (p->kind == STP_PROBE_KRETPROBE)
+		else if (stp_kind_compiled(STP_PROBE_KRETPROBE) &&
+			 p->kind == STP_PROBE_KRETPROBE)
 			n += READ_ONCE(p->u.rp.nmissed) +
 			     READ_ONCE(p->u.rp.kp.nmissed);
 	}
@@ -525,6 +530,9 @@ static void stp_probes_unregister(void)
 	unsigned int i, nk = 0, nr = 0;
 
 	stp_tracepoints_unregister(stp_session.probes, stp_session.nprobes);
+	if (!stp_kind_compiled(STP_PROBE_KPROBE) &&
+	    !stp_kind_compiled(STP_PROBE_KRETPROBE))
+		return;
 	stp_ftrace_unregister();
 	if (!stp_kprobe_ptrs || !stp_kretprobe_ptrs)
 		return;
@@ -564,6 +572,11 @@ static int stp_probe_check(const struct stp_probe *p)
 		stp_err("probe %s (%s) has no body\n", p->name, p->loc);
 		return -EINVAL;
 	}
+	if ((unsigned int)p->kind < 32 && !stp_kind_compiled(p->kind)) {
+		stp_err("probe %s (%s): the module was built without probes of kind %d\n",
+			p->name, p->loc, p->kind);
+		return -EINVAL;
+	}
 	switch (p->kind) {
 	case STP_PROBE_BEGIN:
 	case STP_PROBE_END:
@@ -574,10 +587,18 @@ static int stp_probe_check(const struct stp_probe *p)
 		return 0;
 	case STP_PROBE_KPROBE:
 	case STP_PROBE_KRETPROBE:
-		if (p->symbol)
-			return 0;
-		stp_err("probe %s (%s) has no symbol\n", p->name, p->loc);
-		return -EINVAL;
+		if (!p->symbol) {
+			stp_err("probe %s (%s) has no symbol\n", p->name, p->loc);
+			return -EINVAL;
+		}
+#ifndef STP_HAVE_KRET_ENTRY
+		if (p->kind == STP_PROBE_KRETPROBE && (p->ntvars || p->entry_fn)) {
+			stp_err("probe %s (%s) saves values at entry, but the module has no entry handler (STP_HAVE_KRET_ENTRY)\n",
+				p->name, p->loc);
+			return -EINVAL;
+		}
+#endif
+		return 0;
 	case STP_PROBE_PERF:
 		/* stp_pmu_init() checked the event and created the counters */
 		if (p->event >= 0 && p->event < STP_NEVENTS &&
@@ -641,7 +662,8 @@ static void stp_probe_fill(struct stp_probe *p)
 {
 	struct kprobe *kp;
 
-	if (p->kind == STP_PROBE_KPROBE) {
+	if (p->kind == STP_PROBE_KPROBE ||
+	    !stp_kind_compiled(STP_PROBE_KRETPROBE)) {
 		memset(&p->u.kp, 0, sizeof(p->u.kp));
 		kp = &p->u.kp;
 		kp->pre_handler = stp_kprobe_handler;
@@ -650,12 +672,14 @@ static void stp_probe_fill(struct stp_probe *p)
 		kp = &p->u.rp.kp;
 		p->u.rp.handler = stp_kretprobe_handler;
 		p->u.rp.maxactive = p->maxactive;
+#ifdef STP_HAVE_KRET_ENTRY
 		if (p->ntvars || p->entry_fn) {
 			/* values, fault mask, (unused), @entry values */
 			p->u.rp.entry_handler = stp_kretprobe_entry;
 			p->u.rp.data_size = (p->ntvars + 2 + p->nentry) *
 					    sizeof(u64);
 		}
+#endif
 	}
 	if (p->addr)
 		kp->addr = (kprobe_opcode_t *)p->addr;
@@ -669,7 +693,8 @@ static int stp_probe_register_one(struct stp_probe *p)
 	int rc;
 
 	stp_probe_fill(p);
-	if (p->kind == STP_PROBE_KPROBE)
+	if (p->kind == STP_PROBE_KPROBE ||
+	    !stp_kind_compiled(STP_PROBE_KRETPROBE))
 		rc = stp_fail_rc("kprobe", -EINVAL, register_kprobe(&p->u.kp));
 	else
 		rc = stp_fail_rc("kretprobe", -EINVAL,
@@ -704,6 +729,9 @@ static int stp_kprobes_register_batch(struct stp_probe *probes, unsigned int n,
 	struct kretprobe **rps = ptrs;
 	unsigned int i, k = 0;
 	int batch, rc;
+
+	if (!stp_kind_compiled(kind))
+		return 0;
 
 	for (i = 0; i < n; i++) {
 		struct stp_probe *p = &probes[i];
@@ -767,7 +795,8 @@ static int stp_probes_register(struct stp_probe *probes, unsigned int n)
 		if (probes[i].kind == STP_PROBE_KPROBE ||
 		    probes[i].kind == STP_PROBE_KRETPROBE)
 			probes[i].addr = stp_probe_resolve(&probes[i]);
-	rc = stp_ftrace_register(probes, n);
+	rc = stp_kind_compiled(STP_PROBE_KPROBE) ?
+		stp_ftrace_register(probes, n) : 0;
 	if (rc)
 		goto err_unregister;
 	rc = stp_kprobes_register_batch(probes, n, STP_PROBE_KPROBE,
@@ -801,6 +830,8 @@ static void stp_timers_start(void)
 	struct stp_probe *p;
 	unsigned int i;
 
+	if (!stp_kind_compiled(STP_PROBE_TIMER))
+		return;
 	for (i = 0; i < stp_session.nprobes; i++) {
 		p = &stp_session.probes[i];
 		if (p->kind != STP_PROBE_TIMER)
@@ -819,6 +850,8 @@ static void stp_timers_stop(void)
 	struct stp_probe *p;
 	unsigned int i;
 
+	if (!stp_kind_compiled(STP_PROBE_TIMER))
+		return;
 	for (i = 0; i < stp_session.nprobes; i++) {
 		p = &stp_session.probes[i];
 		if (p->kind != STP_PROBE_TIMER || !p->registered)

@@ -567,8 +567,8 @@ static void stp_tvar_save_entry_bias(const struct stp_probe *p,
 	}
 }
 
-static void stp_tvar_save_entry(const struct stp_probe *p, struct pt_regs *regs,
-				u64 *data)
+static __maybe_unused void stp_tvar_save_entry(const struct stp_probe *p,
+					       struct pt_regs *regs, u64 *data)
 {
 	stp_tvar_save_entry_bias(p, regs, data, 0);
 }

@@ -15,6 +15,10 @@
 #define STP_VERSION "0.0-sample"
 #define STP_NEVENTS 2		/* @pmu cpu-clock, the sampling cpu-clock */
 #define STP_HIST_MAX 1		/* statistics without a histogram */
+/* the kinds of probe the table holds: registration code of others is dead */
+#define STP_PROBE_KINDS ((1U << STP_PROBE_BEGIN) | (1U << STP_PROBE_END) | \
+			 (1U << STP_PROBE_KPROBE) | (1U << STP_PROBE_KRETPROBE) | \
+			 (1U << STP_PROBE_PERF) | (1U << STP_PROBE_TIMER))
 #define STP_NO_ENTRY_REGS 1	/* no body reads the probed registers */
 #define STP_OVERLOAD_SAMPLE 1	/* counters read: every hit timed */
 #define STP_ENTRY_DISPATCH 1	/* stp_entry_dispatch() follows the probe table */

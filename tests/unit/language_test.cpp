@@ -266,6 +266,42 @@ TEST(Language, EntryDispatchNamesTheEntryProbesBodies)
 	EXPECT_EQ(code.find("stp_entry_dispatch"), std::string::npos) << code;
 }
 
+// Code only some kprobe scripts need is compiled only into theirs: the
+// kretprobe entry handler (values saved at entry) and the module functions'
+// ftrace sites.
+TEST(Language, KprobeExtrasOnlyWhereTheScriptNeedsThem)
+{
+	const std::string entry = "#define STP_HAVE_KRET_ENTRY 1", sites = "#define STP_HAVE_MODULE_SITES 1";
+	std::string code = c_of("global n\nprobe kprobe.function(\"f\") { n++ }\n"
+				"probe kprobe.function(\"f\").return { n-- }");
+	EXPECT_EQ(code.find(entry), std::string::npos) << code;
+	EXPECT_EQ(code.find(sites), std::string::npos) << code;
+	code = c_of("global t\nprobe kprobe.function(\"f\").return { t = gettimeofday_ns() - @entry(gettimeofday_ns()) }");
+	EXPECT_NE(code.find(entry), std::string::npos) << code;
+	EXPECT_EQ(code.find(sites), std::string::npos) << code;
+	code = c_of("global n\nprobe kprobe.module(\"ext4\").function(\"ext4_file_open\") { n++ }");
+	EXPECT_NE(code.find(sites), std::string::npos) << code;
+	EXPECT_NE(code.find(".symbol = \"ext4:ext4_file_open\""), std::string::npos) << code;
+	EXPECT_EQ(code.find(entry), std::string::npos) << code;
+}
+
+// The probe kinds a table holds, for the runtime to drop the registration
+// code of the others (stp_kind_compiled): each kind once, sorted by name.
+TEST(Language, ProbeKindsNameTheTablesKinds)
+{
+	std::string code = c_of("global n\nprobe timer.s(1) { n++ }\nprobe timer.ms(10) { n++ }\n"
+				"probe end { println(n) }");
+	EXPECT_NE(code.find("#define STP_PROBE_KINDS ((1U << STP_PROBE_END) | (1U << STP_PROBE_TIMER))\n"),
+		  std::string::npos)
+		<< code;
+	code = c_of("global n\nprobe kprobe.function(\"f\").return { n++ }\nprobe begin { n = 1 }\n"
+		    "probe never { n = 2 }");
+	EXPECT_NE(code.find("#define STP_PROBE_KINDS ((1U << STP_PROBE_BEGIN) | (1U << STP_PROBE_KRETPROBE) | "
+			    "(1U << STP_PROBE_NEVER))\n"),
+		  std::string::npos)
+		<< code;
+}
+
 // MAXACTION in a body without loops or calls: its statements bound the
 // count, so the accounting is compiled only for a lower MAXACTION; a loop
 // keeps it on every pass.

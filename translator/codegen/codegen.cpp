@@ -2,6 +2,7 @@
 // (scalars, per-CPU statistics, arrays), function and probe bodies, probe
 // table, then the runtime's module skeleton.
 #include <algorithm>
+#include <set>
 #include "translator/codegen/codegen_impl.h"
 
 namespace stap_pmu {
@@ -141,6 +142,29 @@ void Emitter::header()
 			os_ << "#define STP_HAVE_TRACEPOINTS 1\n";
 			break;
 		}
+	// code only some kprobe scripts need, compiled only into theirs: the
+	// kretprobe entry handler (target variables or @entry saved at entry)
+	// and the module functions' ftrace sites (runtime/stp_probes.h,
+	// stp_ftrace.h)
+	if (std::any_of(sema_.instances.begin(), sema_.instances.end(), [&](const ProbeInstance &pi) {
+		    return pi.point.kind == ProbeKind::Kretprobe &&
+			   (!pi.point.tvars.empty() || !sema_.bodies[pi.body].entry_exprs.empty());
+	    }))
+		os_ << "#define STP_HAVE_KRET_ENTRY 1\n";
+	if (std::any_of(sema_.instances.begin(), sema_.instances.end(), [](const ProbeInstance &pi) {
+		    return (pi.point.kind == ProbeKind::Kprobe || pi.point.kind == ProbeKind::Kretprobe) &&
+			   pi.point.symbol.find(':') != std::string::npos;
+	    }))
+		os_ << "#define STP_HAVE_MODULE_SITES 1\n";
+	// the kinds of probe the table holds: the runtime's registration code
+	// of the others is dead (stp_kind_compiled, runtime/stp_context.h)
+	std::set<std::string> kinds;
+	for (const ProbeInstance &pi : sema_.instances)
+		kinds.insert(kind_enum(pi.point.kind));
+	std::string mask;
+	for (const std::string &k : kinds)
+		mask += (mask.empty() ? "" : " | ") + std::string("(1U << ") + k + ")";
+	os_ << "#define STP_PROBE_KINDS (" << (mask.empty() ? "0U" : mask) << ")\n";
 	// user-space probes: the runtime's uprobe and process-event support
 	// (runtime/stp_uprobes.h) only when a script has them
 	for (const ProbeInstance &pi : sema_.instances)

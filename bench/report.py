@@ -256,7 +256,8 @@ def register(res, cmd):
                                     "includes staprun's own user-space work")
     out["unit"] = ("virtual_ms: guest CLOCK_MONOTONIC around finit_module (register) / delete_module "
                    "(unregister), median of the repeats; under -icount shift=0 busy time is 1 ns per "
-                   "instruction, idle time (from /proc/stat, 10 ms resolution) also advances it, so "
+                   "instruction, idle time (each CPU's idle_sleeptime and iowait_sleeptime in "
+                   "/proc/timer_list, nanoseconds) also advances it, so "
                    "instructions_est = elapsed - idle")
     out["command"] = cmd
     return out

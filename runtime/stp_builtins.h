@@ -121,8 +121,12 @@ static inline void stp_error_str(struct stp_context *c, const char *msg)
 	stp_error(c, msg);
 }
 
-/* called by the handler after the body when c->error is still set */
-static __maybe_unused void stp_report_error(struct stp_context *c)
+/*
+ * called by the handler after the body when c->error is still set; never
+ * inlined: in stp_run_probe_rest(), its one caller in most modules, it
+ * would give every sampled hit a stack frame for its locals
+ */
+static noinline __maybe_unused void stp_report_error(struct stp_context *c)
 {
 	const char *probe = c->probe && c->probe->name ? c->probe->name : "?";
 	const char *loc = c->errloc ? c->errloc :

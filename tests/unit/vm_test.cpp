@@ -592,3 +592,21 @@ TEST(VmRun, MissingQemuIsOneLineErrorAndCleansUp)
 	EXPECT_TRUE(fs::is_empty(d + "/tmp"));
 	fs::remove_all(d);
 }
+
+// The guest's stdout and stderr are copied whole lines at a time, so with
+// 2>&1 a line of one is never cut by a line of the other (a serial file
+// had "WARN" of "WARNING: ..." when the other stream's "n=1000" came).
+TEST(VmOutput, WholeLinesOnly)
+{
+	std::string pending;
+	EXPECT_EQ(vm::take_whole_lines(pending, "WARN"), "");
+	EXPECT_EQ(pending, "WARN");
+	EXPECT_EQ(vm::take_whole_lines(pending, "ING: 1000 probe hits skipped\nn="), "WARNING: 1000 probe hits skipped\n");
+	EXPECT_EQ(pending, "n=");
+	EXPECT_EQ(vm::take_whole_lines(pending, "1000\na\nb"), "n=1000\na\n");
+	EXPECT_EQ(pending, "b");
+	EXPECT_EQ(vm::take_whole_lines(pending, ""), "");
+	// a line longer than the limit goes out in pieces rather than waiting
+	EXPECT_EQ(vm::take_whole_lines(pending, "cdef", 4), "bcdef");
+	EXPECT_EQ(pending, "");
+}

@@ -267,6 +267,16 @@ std::vector<std::string> qemu_argv(const VmOptions &o, const std::string &initrd
 	return a;
 }
 
+std::string take_whole_lines(std::string &pending, std::string_view data, size_t limit)
+{
+	pending.append(data);
+	size_t nl = pending.rfind('\n');
+	size_t n = nl == std::string::npos ? (pending.size() >= limit ? pending.size() : 0) : nl + 1;
+	std::string out = pending.substr(0, n);
+	pending.erase(0, n);
+	return out;
+}
+
 std::optional<int> parse_exit_marker(std::string_view console)
 {
 	std::string_view m(kExitMarker);

@@ -146,6 +146,13 @@ void set_arch_defaults(VmOptions &opts, const std::string &arch);
 std::vector<std::string> qemu_argv(const VmOptions &opts, const std::string &initrd,
 				   const std::string &dir); // dir holds the serial files
 std::optional<int> parse_exit_marker(std::string_view console);
+// The guest's stdout and stderr reach the host as two serial files that
+// QEMU fills a few bytes at a time; the host copies each to its own fd.
+// Copying whole lines only keeps a line of one from being cut by a line of
+// the other where both go to one terminal or file (2>&1). data is appended
+// to pending; returned is pending up to and including its last newline,
+// or all of it once it holds limit bytes without one.
+std::string take_whole_lines(std::string &pending, std::string_view data, size_t limit = 65536);
 // Lines of the console log that report kernel problems (deduplicated, \r and
 // "[ time]" prefixes removed): messages starting with WARNING:, BUG: or Oops
 // (lockdep, KASAN, might_sleep and most others), and any with "sleeping function

@@ -43,11 +43,13 @@ struct Reporter {
 	void info(const std::string &s) const { line("stap-pmu: " + s); }
 };
 
-// Incrementally copies what QEMU appended to a serial log file to an fd.
+// Incrementally copies what QEMU appended to a serial log file to an fd,
+// whole lines at a time (take_whole_lines); flush() writes the rest.
 struct Tail {
 	sys::Fd fd;
 	int dest = -1;
 	bool ok = true;
+	std::string pending;
 	void open_file(const std::string &path)
 	{
 		if (!fd)
@@ -60,8 +62,20 @@ struct Tail {
 		char buf[65536];
 		ssize_t r;
 		while ((r = sys::read_some(fd.get(), buf, sizeof buf)) > 0)
-			if (ok && !write_all(dest, buf, (size_t)r))
-				ok = false;
+			put(take_whole_lines(pending, std::string_view(buf, (size_t)r)));
+	}
+	void flush()
+	{
+		pump();
+		put(pending);
+		pending.clear();
+	}
+
+private:
+	void put(const std::string &s)
+	{
+		if (ok && !s.empty() && !write_all(dest, s.data(), s.size()))
+			ok = false;
 	}
 };
 
@@ -359,8 +373,8 @@ void VmSession::stream()
 		sys::sleep_ms(30);
 	}
 	t_end_ = now_ms();
-	out_.pump();
-	err_.pump();
+	out_.flush();
+	err_.flush();
 	ctl_.reset();
 }
 

@@ -38,16 +38,10 @@
  * are the ones perf callchains and NMI backtraces use, so this runs in NMI
  * context too. The scratch buffers are per CPU: a probe body owns its CPU's
  * context (a probe that interrupts a body on its CPU is skipped before its
- * body runs, stp_probes.h), so only one body at a time uses them.
+ * body runs, stp_handlers.h), so only one body at a time uses them.
  */
 #ifndef STP_BACKTRACE_H
 #define STP_BACKTRACE_H
-
-#include <linux/kallsyms.h>
-#include <linux/stacktrace.h>
-#ifdef CONFIG_X86
-#include <asm/unwind.h>
-#endif
 
 /* frames of a backtrace, SystemTap's MAXBACKTRACE (-D MAXBACKTRACE=N) */
 #ifndef STP_MAXBACKTRACE

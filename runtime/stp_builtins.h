@@ -7,10 +7,6 @@
 #ifndef STP_BUILTINS_H
 #define STP_BUILTINS_H
 
-#include <linux/random.h>
-#include <linux/sched/clock.h>
-#include <linux/siphash.h>
-
 /* value of target(): module parameter _stp_target (see stp_module.h) */
 static int _stp_target;
 

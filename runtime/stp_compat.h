@@ -3,9 +3,11 @@
  * stp_compat.h - the only place that tests LINUX_VERSION_CODE (the kernel
  * headers are stp_kernel.h). Everything else uses the wrappers defined here.
  *
- * Tested on 6.1 (Debian 6.1.0-57). The other branches follow the kernel's
- * API history (proc_ops 5.6, get_kretprobe 5.11, hrtimer_setup 6.13) but
- * are not built by any test yet.
+ * Built and run by the tests on Debian's 6.1 and 6.12 lines (6.12's
+ * PREEMPT_RT flavour and arm64 builds included). The branches
+ * for other kernels follow the kernel's API history (proc_ops 5.6,
+ * get_kretprobe 5.11, task_struct's __state 5.14, hrtimer_setup 6.13) but
+ * no test builds them.
  */
 #ifndef STP_COMPAT_H
 #define STP_COMPAT_H
@@ -342,6 +344,24 @@ static inline void stp_unregister_ftrace_direct(struct ftrace_ops *ops,
 /* return-stack depth accounting of a call (6.2+, call depth tracking) */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
 #define CALL_DEPTH_ACCOUNT ""
+#endif
+#endif
+
+/* task_struct's scheduler state: __state (unsigned) since 5.14, long state before */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 14, 0)
+#define STP_TASK_STATE_MEMBER __state
+#define STP_TASK_STATE_SIGNED 0
+#else
+#define STP_TASK_STATE_MEMBER state
+#define STP_TASK_STATE_SIGNED 1
+#endif
+
+/* the CPU a task runs on, in the task_struct: thread_info.cpu since 5.16 */
+#if defined(CONFIG_SMP) && defined(CONFIG_THREAD_INFO_IN_TASK)
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 16, 0)
+#define STP_TASK_CPU_MEMBER thread_info.cpu
+#else
+#define STP_TASK_CPU_MEMBER cpu
 #endif
 #endif
 

@@ -37,7 +37,7 @@ enum stp_probe_kind {
 	STP_PROBE_KRETPROBE,
 	STP_PROBE_TIMER,
 	STP_PROBE_ERROR,		/* run instead of end after script errors */
-	STP_PROBE_PERF,			/* overflow of a sampling counter (stp_pmu.h) */
+	STP_PROBE_PERF,			/* overflow of a sampling counter (stp_handlers.h) */
 	STP_PROBE_TRACEPOINT,		/* a kernel tracepoint (stp_tracepoint.h) */
 	STP_PROBE_NEVER,		/* probe never: compiled, never registered */
 	STP_PROBE_PROCFS_READ,		/* a /proc/<module>/ file read (stp_procfs.h) */
@@ -63,10 +63,6 @@ enum stp_probe_kind {
 struct stp_uentry_table;		/* URETPROBE: entry values (stp_uprobes.h) */
 
 struct stp_context;
-
-#ifdef STP_HAVE_REGEX
-#include "stp_regex.h"		/* struct stp_regex_state */
-#endif
 
 /* a statistics aggregate (histogram buckets, when collected, follow it) */
 struct stp_stat {
@@ -130,7 +126,7 @@ struct stp_probe {
 	u64 semaphore;			/* SDT semaphore's file offset (0: none) */
 	/* KRETPROBE, URETPROBE: @entry(expr) of other than a target
 	 * variable: nentry values entry_fn computes at entry, read at return
-	 * as c->entry[ntvars + 2 + i] (stp_run_entry_fn(), stp_probes.h) */
+	 * as c->entry[ntvars + 2 + i] (stp_run_entry_fn(), stp_handlers.h) */
 	void (*entry_fn)(struct stp_context *c, s64 *vals);
 	unsigned int nentry;
 

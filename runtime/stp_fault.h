@@ -35,10 +35,6 @@
 
 #ifdef STP_FAULT_INJECT
 
-#include <linux/moduleparam.h>
-#include <linux/atomic.h>
-#include <linux/err.h>
-
 #ifndef STP_FAIL_NTH
 #define STP_FAIL_NTH 0
 #endif

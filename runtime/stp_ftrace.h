@@ -58,8 +58,6 @@
 #ifndef STP_FTRACE_H
 #define STP_FTRACE_H
 
-#include <linux/sort.h>
-
 /*
  * An entry probe's run. The translator defines STP_ENTRY_DISPATCH and,
  * after the bodies, stp_entry_dispatch(): a switch over its entry probes
@@ -67,13 +65,10 @@
  * one's body, so that the body is inlined into the handler instead of
  * called through p->body; when the script has one entry probe also
  * STP_ENTRY_ONE and stp_entry_one(), which runs it. Without them
- * (hand-written modules) p->body is called.
+ * (hand-written modules) p->body is called. Their prototypes are in
+ * stp_decls.h.
  */
 #ifdef STP_ENTRY_DISPATCH
-static __always_inline void stp_entry_dispatch(const struct stp_probe *p);
-#ifdef STP_ENTRY_ONE
-static __always_inline void stp_entry_one(void);
-#endif
 #define stp_entry_run(p) stp_entry_dispatch(p)
 #if defined(STP_ENTRY_ONE) && defined(STP_NO_ENTRY_REGS)
 /* the filter holds one site: the handlers need not know which was hit */

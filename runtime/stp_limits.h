@@ -84,7 +84,7 @@
  * Overload: a CPU that spent more than STP_OVERLOAD_THRESHOLD ns in probe
  * handlers during an interval of at least STP_OVERLOAD_INTERVAL ns stops the
  * script ("probe overhead exceeded threshold"). SystemTap's names and
- * defaults (50 %), in nanoseconds instead of cycles (stp_probes.h measures
+ * defaults (50 %), in nanoseconds instead of cycles (stp_handlers.h measures
  * get_cycles() ticks and converts the limits at load).
  * -D STP_NO_OVERLOAD (or SystemTap's STAP_NO_OVERLOAD) turns it off.
  */

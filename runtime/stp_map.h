@@ -17,9 +17,6 @@
 #ifndef STP_MAP_H
 #define STP_MAP_H
 
-#include <linux/sort.h>
-#include <linux/vmalloc.h>
-
 #define STP_NIL 0xffffffffU
 
 enum stp_type {

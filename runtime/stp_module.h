@@ -8,11 +8,8 @@
  *        counters), /proc files (and procfs probes' files), kprobes and kretprobes,
  *        tracepoints, user probes (stp_uprobes.h), timers, begin
  *        probes, state running. Each failure unwinds what came before.
- * stop:  ("stop" written to control, or module exit) state stopping,
- *        timers cancelled, user probes and probes unregistered, procfs probes' files
- *        removed, sampling counters
- *        disabled (no handler runs after), end probes, counters released,
- *        state stopped.
+ * stop:  stp_stop() (stp_control.h), at "stop" written to control or at
+ *        module exit.
  * exit:  stop if not done, /proc files removed, memory freed.
  */
 #ifndef STP_MODULE_H
@@ -20,33 +17,6 @@
 
 module_param(_stp_target, int, 0444);
 MODULE_PARM_DESC(_stp_target, "process id returned by target()");
-
-static void stp_stop(void)
-{
-	mutex_lock(&stp_session.ctl_mutex);
-	if (stp_session.stopped)
-		goto out;
-	atomic_set(&stp_session.state, STP_STATE_STOPPING);
-	stp_timers_stop();
-	stp_uprobes_unregister(stp_session.probes, stp_session.nprobes);
-	stp_probes_unregister();
-	stp_procfs_remove();
-#if STP_NEVENTS > 0
-	stp_pmu_stop_sampling();
-#endif
-	/* after script errors the error probes run instead of the end probes */
-	if (atomic_read(&stp_session.errors))
-		stp_run_probes_of_kind(STP_PROBE_ERROR, STP_STATE_STOPPING);
-	else
-		stp_run_probes_of_kind(STP_PROBE_END, STP_STATE_STOPPING);
-#if STP_NEVENTS > 0
-	stp_pmu_release();
-#endif
-	atomic_set(&stp_session.state, STP_STATE_STOPPED);
-	stp_session.stopped = true;
-out:
-	mutex_unlock(&stp_session.ctl_mutex);
-}
 
 #ifdef STP_HAVE_MAPS
 static void stp_maps_free(void)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * stp_output.h - the output transport and /proc/<module>/{output,records,
- * status,control}.
+ * stp_output.h - the output transport, and its reading end
+ * /proc/<module>/{output,records} (the status and control files, and the
+ * creation of the directory they share, are stp_control.h's).
  *
  * Records: a probe hit's prints are collected in its context (c->outbuf,
  * stp_printf) and written as ONE record when the handler ends
@@ -14,7 +15,7 @@
  * single-consumer rings, allocated at init. Only that CPU writes them, with
  * interrupts off, so the only writer that can interrupt another is a body
  * in NMI context (a probe hit in NMI, perf overflow handlers of hardware
- * events), which runs in the CPU's NMI context (stp_probes.h). Such a
+ * events), which runs in the CPU's NMI context (stp_handlers.h). Such a
  * writer uses the level-1 (nested) ring when it interrupted a body on its
  * CPU (stp_out_level), so it never races the level-0 writer; a writer
  * nested deeper drops its record and counts it. Nothing locks or spins: the writer reads the
@@ -457,111 +458,5 @@ static ssize_t stp_proc_records_read(struct file *file, char __user *buf,
 }
 
 STP_PROC_OPS(stp_proc_records_ops, NULL, stp_proc_records_read, NULL, NULL);
-
-/* --- /proc/<module>/status --- */
-
-static u64 stp_probes_nmissed(void);
-static void stp_pmu_status(struct seq_file *m);	/* stp_pmu.h */
-
-static int stp_proc_status_show(struct seq_file *m, void *v)
-{
-	struct stp_out_counts all = {}, one;
-	int state = stp_state();
-	int cpu;
-
-	seq_printf(m, "%s %d\n", stp_state_name(state),
-		   atomic_read(&stp_session.exit_code));
-	seq_printf(m, "skipped %llu\n",
-		   (u64)atomic64_read(&stp_session.skipped) + stp_probes_nmissed());
-	for_each_possible_cpu(cpu)
-		stp_output_counts(cpu, &all);
-	all.dropped += atomic64_read(&stp_out.nested_dropped);
-	all.dropped_bytes += atomic64_read(&stp_out.nested_dropped_bytes);
-	seq_printf(m, "dropped %llu\n", all.dropped);
-	seq_printf(m, "dropped_bytes %llu\n", all.dropped_bytes);
-	seq_printf(m, "nested %llu\n", all.nested);
-	seq_printf(m, "error %d\n", atomic_read(&stp_session.errors));
-	seq_printf(m, "bufsize %u\n", (unsigned int)STP_BUFSIZE);
-	for_each_possible_cpu(cpu) {
-		one = (struct stp_out_counts){};
-		stp_output_counts(cpu, &one);
-		if (one.written || one.dropped)
-			seq_printf(m, "cpu%d written %llu dropped %llu dropped_bytes %llu nested %llu\n",
-				   cpu, one.written, one.dropped, one.dropped_bytes,
-				   one.nested);
-	}
-	stp_pmu_status(m);
-	return 0;
-}
-
-static int stp_proc_status_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, stp_proc_status_show, NULL);
-}
-
-STP_PROC_OPS(stp_proc_status_ops, stp_proc_status_open, seq_read, NULL,
-	     single_release);
-
-/* --- /proc/<module>/control --- */
-
-static void stp_stop(void);
-
-static ssize_t stp_proc_control_write(struct file *file,
-				      const char __user *buf, size_t count,
-				      loff_t *ppos)
-{
-	char cmd[16];
-	size_t n = min(count, sizeof(cmd) - 1);
-
-	if (copy_from_user(cmd, buf, n))
-		return -EFAULT;
-	cmd[n] = '\0';
-	if (strcmp(strim(cmd), "stop"))
-		return -EINVAL;
-	/* module init still running: its own unwind owns the teardown */
-	if (!READ_ONCE(stp_session.init_done))
-		return -EBUSY;
-	stp_stop();
-	return count;
-}
-
-STP_PROC_OPS(stp_proc_control_ops, NULL, NULL, stp_proc_control_write, NULL);
-
-/* one file of /proc/<module>; false (logged) when it cannot be created */
-static bool stp_proc_file(const char *name, umode_t mode,
-			  const typeof(stp_proc_output_ops) *ops)
-{
-	if (stp_fail_null("/proc file",
-			  proc_create(name, mode, stp_proc_dir, ops)))
-		return true;
-	stp_err("cannot create /proc/%s/%s\n", STP_MODULE_NAME, name);
-	return false;
-}
-
-static int stp_proc_create(void)
-{
-	stp_proc_dir = stp_fail_null("/proc directory",
-				     proc_mkdir(STP_MODULE_NAME, NULL));
-	if (!stp_proc_dir) {
-		stp_err("cannot create /proc/%s (does it exist already?)\n",
-			STP_MODULE_NAME);
-		return -ENOMEM;
-	}
-	if (stp_proc_file("output", 0400, &stp_proc_output_ops) &&
-	    stp_proc_file("records", 0400, &stp_proc_records_ops) &&
-	    stp_proc_file("status", 0400, &stp_proc_status_ops) &&
-	    stp_proc_file("control", 0200, &stp_proc_control_ops))
-		return 0;
-	proc_remove(stp_proc_dir);
-	stp_proc_dir = NULL;
-	return -ENOMEM;
-}
-
-/* waits for open files' operations to finish */
-static void stp_proc_remove(void)
-{
-	proc_remove(stp_proc_dir);
-	stp_proc_dir = NULL;
-}
 
 #endif /* STP_OUTPUT_H */

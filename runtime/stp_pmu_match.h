@@ -9,8 +9,6 @@
 #ifndef STP_PMU_MATCH_H
 #define STP_PMU_MATCH_H
 
-#include "stp_pmu_table.h"
-
 #if STP_NEVENTS > 0
 
 /* what a CPU says about itself */
@@ -28,8 +26,6 @@ struct stp_cpu_ident {
 #define STP_CORE_TYPE_CORE	0x40
 
 #if defined(CONFIG_X86)
-
-#include <asm/processor.h>
 
 /* family and model as the kernel's x86_family()/x86_model() compute them */
 static void stp_cpu_ident_fill(struct stp_cpu_ident *id)
@@ -82,8 +78,6 @@ static int stp_cpu_ident_describe(const struct stp_cpu_ident *id, char *buf,
 }
 
 #elif defined(CONFIG_ARM64)
-
-#include <asm/cputype.h>
 
 /*
  * MIDR_EL1 of this CPU: family = implementer, model = part number,

@@ -55,7 +55,7 @@
 #ifndef STP_PMU_TASKS_H
 #define STP_PMU_TASKS_H
 
-#include <linux/hash.h>
+#if STP_NEVENTS > 0 && defined(STP_PMU_THREAD_EVENTS)
 
 #ifndef STP_PMU_THREAD_SLOTS
 #define STP_PMU_THREAD_SLOTS 4096
@@ -292,5 +292,7 @@ static void stp_pmu_tasks_status(struct seq_file *m)
 		   atomic_read(&stp_pmu_tslots_used),
 		   (long long)atomic64_read(&stp_pmu_tslots_full));
 }
+
+#endif /* STP_NEVENTS > 0 && STP_PMU_THREAD_EVENTS */
 
 #endif /* STP_PMU_TASKS_H */

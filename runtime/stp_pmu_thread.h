@@ -70,8 +70,6 @@
 
 #if STP_NEVENTS > 0 && defined(STP_PMU_THREAD_EVENTS)
 
-#include "stp_pmu_tasks.h"	/* without a target: system-wide */
-
 static void stp_pmu_thread_status(struct seq_file *m)
 {
 	if (stp_pmu_thread_sys)

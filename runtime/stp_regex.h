@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * stp_regex.h - `s =~ "re"` and `s !~ "re"`: running the programs the
- * translator compiled from the regular expressions (translator/regex/), and
- * matched(n), matched_str() and ngroups() on the last match.
+ * translator compiled from the regular expressions (translator/regex/);
+ * matched(n), matched_str() and ngroups() on the last match are string
+ * builtins (stp_string.h).
  *
  * A regex is a Thompson NFA (CHAR a byte set, SPLIT two ways on with the
  * first preferred, JMP, SAVE a submatch boundary (y: unset it), BOL '^',
@@ -27,8 +28,8 @@
  * dropped. Between threads at the same instruction the one started
  * earlier (or, from the same start, preferred by SPLIT) is kept.
  *
- * Without __KERNEL__ (the unit tests) only the matcher is compiled, with
- * the test's definitions of u8, u16, u32, memcpy and strnlen.
+ * It uses nothing of the runtime but the limits, so the unit tests compile
+ * it in user space with their definitions of u8, u16, u32, memcpy and strnlen.
  */
 #ifndef STP_REGEX_H
 #define STP_REGEX_H
@@ -259,58 +260,5 @@ static __maybe_unused int stp_regex_match(struct stp_regex_state *st, const stru
 	}
 	return m;
 }
-
-#ifdef __KERNEL__
-static void stp_error(struct stp_context *c, const char *msg);
-
-/* matched(n): the n-th subexpression of the last match, "" when it took no part */
-static __maybe_unused const char *stp_regex_matched(struct stp_context *c,
-						    struct stp_regex_state *st, char *dst, s64 n)
-{
-	u16 a, b;
-
-	dst[0] = '\0';
-	if (!st->valid) {
-		stp_error(c, "matched(): no successful regex match in this probe");
-		return dst;
-	}
-	if (n < 0 || n >= st->nsub) {	/* 0: the whole match, 1..ngroups() */
-		snprintf(dst, STP_MAXSTRINGLEN, "matched(%lld): the regex has no such subexpression"
-			 " (it has %u)", n, (unsigned int)(st->nsub - 1));
-		stp_error(c, dst);
-		dst[0] = '\0';
-		return dst;
-	}
-	a = st->caps[2 * n];
-	b = st->caps[2 * n + 1];
-	if (a != STP_RE_UNSET && b != STP_RE_UNSET && b >= a) {
-		memcpy(dst, st->str + a, b - a);
-		dst[b - a] = '\0';
-	}
-	return dst;
-}
-
-/* matched_str(): the string of the last successful match */
-static __maybe_unused const char *stp_regex_matched_str(struct stp_context *c,
-							struct stp_regex_state *st, char *dst)
-{
-	dst[0] = '\0';
-	if (!st->valid)
-		stp_error(c, "matched_str(): no successful regex match in this probe");
-	else
-		strscpy(dst, st->str, STP_MAXSTRINGLEN);
-	return dst;
-}
-
-/* ngroups(): the parenthesized subexpressions of the last successful match's regex */
-static __maybe_unused s64 stp_regex_ngroups(struct stp_context *c, struct stp_regex_state *st)
-{
-	if (!st->valid) {
-		stp_error(c, "ngroups(): no successful regex match in this probe");
-		return 0;
-	}
-	return st->nsub - 1;
-}
-#endif /* __KERNEL__ */
 
 #endif /* STP_REGEX_H */

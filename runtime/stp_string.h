@@ -244,4 +244,57 @@ static inline const char *stp_ltoa(char *dst, s64 v)
 	return dst;
 }
 
+#ifdef STP_HAVE_REGEX
+/* --- the last =~ of this probe hit (stp_regex.h) --- */
+
+/* matched(n): the n-th subexpression of the last match, "" when it took no part */
+static __maybe_unused const char *stp_regex_matched(struct stp_context *c,
+						    struct stp_regex_state *st, char *dst, s64 n)
+{
+	u16 a, b;
+
+	dst[0] = '\0';
+	if (!st->valid) {
+		stp_error(c, "matched(): no successful regex match in this probe");
+		return dst;
+	}
+	if (n < 0 || n >= st->nsub) {	/* 0: the whole match, 1..ngroups() */
+		snprintf(dst, STP_MAXSTRINGLEN, "matched(%lld): the regex has no such subexpression"
+			 " (it has %u)", n, (unsigned int)(st->nsub - 1));
+		stp_error(c, dst);
+		dst[0] = '\0';
+		return dst;
+	}
+	a = st->caps[2 * n];
+	b = st->caps[2 * n + 1];
+	if (a != STP_RE_UNSET && b != STP_RE_UNSET && b >= a) {
+		memcpy(dst, st->str + a, b - a);
+		dst[b - a] = '\0';
+	}
+	return dst;
+}
+
+/* matched_str(): the string of the last successful match */
+static __maybe_unused const char *stp_regex_matched_str(struct stp_context *c,
+							struct stp_regex_state *st, char *dst)
+{
+	dst[0] = '\0';
+	if (!st->valid)
+		stp_error(c, "matched_str(): no successful regex match in this probe");
+	else
+		strscpy(dst, st->str, STP_MAXSTRINGLEN);
+	return dst;
+}
+
+/* ngroups(): the parenthesized subexpressions of the last successful match's regex */
+static __maybe_unused s64 stp_regex_ngroups(struct stp_context *c, struct stp_regex_state *st)
+{
+	if (!st->valid) {
+		stp_error(c, "ngroups(): no successful regex match in this probe");
+		return 0;
+	}
+	return st->nsub - 1;
+}
+#endif /* STP_HAVE_REGEX */
+
 #endif /* STP_STRING_H */

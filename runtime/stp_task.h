@@ -10,10 +10,6 @@
 #ifndef STP_TASK_H
 #define STP_TASK_H
 
-#include <linux/cred.h>
-#include <linux/pid.h>
-#include <linux/sched/loadavg.h>
-
 /* task_current(): the current task_struct's address */
 static inline s64 stp_task_current(void)
 {
@@ -25,24 +21,17 @@ static inline s64 stp_task_current(void)
 	stp_kernel_read(c, (t) + offsetof(struct task_struct, m),           \
 			sizeof_field(struct task_struct, m), is_signed)
 
-/* task_state(t): the scheduler state bits (__state since 5.14) */
+/* task_state(t): the scheduler state bits (stp_compat.h names the member) */
 static __maybe_unused s64 stp_task_state(struct stp_context *c, s64 t)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 14, 0)
-	return stp_task_member(c, t, __state, 0);
-#else
-	return stp_task_member(c, t, state, 1);
-#endif
+	return stp_task_member(c, t, STP_TASK_STATE_MEMBER, STP_TASK_STATE_SIGNED);
 }
 
 /* task_cpu(t): the CPU the task runs or last ran on (as task_cpu()) */
 static __maybe_unused s64 stp_task_cpu(struct stp_context *c, s64 t)
 {
-#if defined(CONFIG_SMP) && defined(CONFIG_THREAD_INFO_IN_TASK) && \
-	LINUX_VERSION_CODE >= KERNEL_VERSION(5, 16, 0)
-	return stp_task_member(c, t, thread_info.cpu, 0);
-#elif defined(CONFIG_SMP) && defined(CONFIG_THREAD_INFO_IN_TASK)
-	return stp_task_member(c, t, cpu, 0);
+#ifdef STP_TASK_CPU_MEMBER
+	return stp_task_member(c, t, STP_TASK_CPU_MEMBER, 0);
 #else
 	/* one CPU, or thread_info on the stack: only report a bad address */
 	stp_task_member(c, t, pid, 1);

@@ -21,6 +21,8 @@
 #ifndef STP_UPROCESS_H
 #define STP_UPROCESS_H
 
+#ifdef STP_HAVE_UPROBES
+
 struct stp_uproc {
 	pid_t tgid;			/* 0: free */
 	u64 start;			/* the group leader's start_time */
@@ -339,5 +341,7 @@ static int stp_uprocess_register(struct stp_probe *probes, unsigned int n)
 		stp_uproc_scan();
 	return 0;
 }
+
+#endif /* STP_HAVE_UPROBES */
 
 #endif /* STP_UPROCESS_H */

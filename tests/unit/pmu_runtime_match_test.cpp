@@ -68,7 +68,7 @@ std::vector<std::string> run_runtime(const std::string &tables, const std::vecto
 		return {};
 	std::string d = dir;
 	std::ofstream(d + "/main.c") << "#include \"shim.h\"\n#define STP_NEVENTS 2\n"
-				     << "#include \"stp_pmu_match.h\"\n"
+				     << "#include \"stp_pmu_table.h\"\n#include \"stp_pmu_match.h\"\n"
 				     << tables << main_c;
 	std::ofstream in(d + "/in.txt");
 	for (const Case &c : cases) {

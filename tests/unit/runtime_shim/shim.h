@@ -67,3 +67,6 @@ static void perf_event_release_kernel(struct perf_event *e) { (void)e; }
 
 struct stp_probe;
 static int stp_pmu_init(struct stp_probe *p, unsigned int n) { (void)p, (void)n; return 0; }
+
+/* the kernel's headers that stp_kernel.h would give the runtime */
+#include <asm/processor.h>

@@ -4,13 +4,9 @@
  * header names before the one that defines them. Everything else a header
  * uses is defined in a header before it (tests/runtime/layers.sh checks).
  *
- * - stp_entry_dispatch(), stp_entry_one(): the generated file defines them
- *   after its probe bodies (STP_ENTRY_DISPATCH, STP_ENTRY_ONE), which come
- *   after every runtime header; the ftrace handlers (stp_ftrace.h) inline
- *   them.
- * - stp_pmu_overflow(): the handler of the sampling probes, with the other
- *   handlers (stp_handlers.h); the counters layer (stp_pmu.h) hands it to
- *   perf when it creates a sampling counter.
+ * stp_entry_dispatch() and stp_entry_one(): the generated file defines them
+ * after its probe bodies (STP_ENTRY_DISPATCH, STP_ENTRY_ONE), which come
+ * after every runtime header; the ftrace handlers (stp_ftrace.h) inline them.
  */
 #ifndef STP_DECLS_H
 #define STP_DECLS_H
@@ -20,11 +16,6 @@ static __always_inline void stp_entry_dispatch(const struct stp_probe *p);
 #ifdef STP_ENTRY_ONE
 static __always_inline void stp_entry_one(void);
 #endif
-#endif
-
-#if STP_NEVENTS > 0
-static void stp_pmu_overflow(struct perf_event *e, struct perf_sample_data *data,
-			     struct pt_regs *regs);
 #endif
 
 #endif /* STP_DECLS_H */

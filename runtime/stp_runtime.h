@@ -42,7 +42,16 @@
 #include "stp_task.h"
 #include "stp_backtrace.h"
 
-/* 5. counters: the fat table, a row per CPU, reads; per-task counters; set-up */
+/* 5. running a probe, and the handlers of each probe kind */
+#include "stp_handlers.h"
+#include "stp_ftrace.h"
+#include "stp_tracepoint.h"
+#include "stp_uprobes.h"
+#include "stp_uprocess.h"
+#include "stp_procfs.h"
+
+/* 6. counters: the fat table, a row per CPU, reads; per-task counters; set-up
+ *    (a sampling counter runs its probe through stp_handlers.h) */
 #include "stp_pmu_table.h"
 #include "stp_pmu_match.h"
 #include "stp_pmu_read.h"
@@ -50,14 +59,6 @@
 #include "stp_pmu_tasks.h"
 #include "stp_pmu_thread.h"
 #include "stp_pmu_setup.h"
-
-/* 6. running a probe, and the handlers of each probe kind */
-#include "stp_handlers.h"
-#include "stp_ftrace.h"
-#include "stp_tracepoint.h"
-#include "stp_uprobes.h"
-#include "stp_uprocess.h"
-#include "stp_procfs.h"
 
 /* 7. the probe table registered and unregistered */
 #include "stp_probes.h"

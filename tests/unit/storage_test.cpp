@@ -187,7 +187,7 @@ TEST(Storage, LocksPerGlobal)
 
 // .percpu: a body that touches per-CPU storage (a per-CPU number, a scalar
 // statistic), itself or through a function, is not run in NMI over a body
-// of its CPU (runtime/stp_probes.h stp_nmi_may_run); shared globals, arrays
+// of its CPU (runtime/stp_handlers.h stp_nmi_may_run); shared globals, arrays
 // (statistics in them included) and no global at all leave it 0.
 TEST(Storage, PerCpuBodiesAreMarked)
 {

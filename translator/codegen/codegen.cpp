@@ -144,7 +144,7 @@ void Emitter::header()
 		}
 	// code only some kprobe scripts need, compiled only into theirs: the
 	// kretprobe entry handler (target variables or @entry saved at entry)
-	// and the module functions' ftrace sites (runtime/stp_probes.h,
+	// and the module functions' ftrace sites (runtime/stp_handlers.h, stp_probes.h,
 	// stp_ftrace.h)
 	if (std::any_of(sema_.instances.begin(), sema_.instances.end(), [&](const ProbeInstance &pi) {
 		    return pi.point.kind == ProbeKind::Kretprobe &&

@@ -67,7 +67,7 @@ void Emitter::embedded_function(const FunctionInfo &f, std::ostringstream &out)
 
 // @entry(expr) of a .return body: a function that computes each expression
 // when the function is entered (the probe's entry_fn: stp_run_entry_fn() in
-// runtime/stp_probes.h), into the call's kretprobe instance data or
+// runtime/stp_handlers.h), into the call's kretprobe instance data or
 // uretprobe entry slot.
 unsigned Emitter::entry_function(size_t i, std::ostringstream &out)
 {

@@ -56,7 +56,7 @@ void Emitter::globals()
 }
 
 // One lock per shared global that some probe takes (a body holds the locks
-// of the globals it and its callees touch: runtime/stp_probes.h).
+// of the globals it and its callees touch: runtime/stp_handlers.h).
 void Emitter::global_locks()
 {
 	std::set<const Symbol *> locked;

@@ -12,7 +12,7 @@
 
 namespace stap_pmu {
 
-// the module's own files in /proc/<module>/ (runtime/stp_output.h)
+// the module's own files in /proc/<module>/ (runtime/stp_control.h)
 static const char *const reserved_names[] = {"output", "records", "status", "control"};
 
 static constexpr uint32_t max_maxsize = 1u << 20;

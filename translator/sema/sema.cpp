@@ -341,7 +341,7 @@ void Checker::global_lock()
 		return out;
 	};
 	// per-CPU storage (a scalar statistic or a per-CPU number): such a body
-	// is not run in NMI over a body of its CPU (runtime/stp_probes.h)
+	// is not run in NMI over a body of its CPU (runtime/stp_handlers.h)
 	auto percpu = [](const std::set<const Symbol *> &gs, bool stat) {
 		for (const Symbol *g : gs)
 			if (g->storage == Storage::PerCpu)

@@ -1,7 +1,11 @@
 // dwarf.h - functions, parameters and types from DWARF (libdw), for
 // kernel.function / module("m").function probe points, target variables,
 // @cast and tracepoint prototypes (the data model: probes/kernel_facts.h).
-// dwarf.cpp is the only code that includes libdw.
+// This header keeps libdw out of its interface: in kernelinfo/, dwarf.cpp
+// is the only file that includes libdw. libdw is used by three libraries
+// (translator/CMakeLists.txt): dwarfloc/ (locations, types, variables and
+// source lines over libdw's Dwarf_Die, in its headers too), kernelinfo/ (here)
+// and userinfo/ (binary.h/.cpp, functions.cpp: user-space binaries).
 #pragma once
 
 #include <memory>

@@ -23,6 +23,15 @@ namespace {
 	std::exit(2);
 }
 
+// The loader's error, printed here as stap-pmu prints it.
+int exit_code(const stap_pmu::Result<int> &r)
+{
+	if (r)
+		return *r;
+	std::fprintf(stderr, "stap-pmu: error: %s\n", r.error().what.c_str());
+	return 1;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -82,13 +91,13 @@ int main(int argc, char **argv)
 		so.output_file = o.output_file;
 		so.json = o.json;
 		so.verbose = o.verbose;
-		return session == 'A' ? stap_pmu::loader::attach_module(so)
-				      : stap_pmu::loader::stop_module(so);
+		return exit_code(session == 'A' ? stap_pmu::loader::attach_module(so)
+						: stap_pmu::loader::stop_module(so));
 	}
 	if (optind != argc - 1)
 		usage(optind >= argc ? "no module given" : "exactly one module expected");
 	if (o.target_pid && !o.command.empty())
 		usage("-x and -c cannot be used together");
 	o.module_path = argv[optind];
-	return stap_pmu::loader::run_module(o);
+	return exit_code(stap_pmu::loader::run_module(o));
 }

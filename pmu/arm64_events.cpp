@@ -106,8 +106,10 @@ bool encode_arm(std::string_view event, const ArmPmu &pmu, Encoding &out, std::s
 	e.type = 4; // PERF_TYPE_RAW
 	e.config = ev->number;
 	e.exclude_hv = true;
-	if (!apply_uk_modifiers(event.substr(name.size()), e, reason))
+	if (Status st = apply_uk_modifiers(event.substr(name.size()), e); !st) {
+		reason = st.error().what;
 		return false;
+	}
 	out = e;
 	return true;
 }

@@ -196,8 +196,10 @@ bool encode_hybrid(std::string_view event, const HybridPmu &pmu, Encoding &out,
 	e.config = ev->code | ev->umask << 8 | (ev->edge ? 1u << 18 : 0u) | ev->cmask << 24;
 	// the exclude bits libpfm4 gives an Intel core event with PLM0|PLM3
 	e.exclude_guest = true;
-	if (!apply_uk_modifiers(mods, e, reason))
+	if (Status st = apply_uk_modifiers(mods, e); !st) {
+		reason = st.error().what;
 		return false;
+	}
 	out = e;
 	return true;
 }

@@ -34,6 +34,6 @@ const PmuDesc *find_pmu(std::string_view name);
 // MODS (":u", ":k:u", "" ...) after an event of the project's own tables
 // (arm64, hybrid Intel): :u alone sets e.exclude_kernel, :k alone
 // e.exclude_user; any other modifier is "invalid event attribute".
-bool apply_uk_modifiers(std::string_view mods, Encoding &e, std::string &reason);
+Status apply_uk_modifiers(std::string_view mods, Encoding &e);
 
 } // namespace stap_pmu::pmu::detail

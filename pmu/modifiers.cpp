@@ -14,7 +14,7 @@ bool iequals(std::string_view a, std::string_view b)
 
 } // namespace
 
-bool apply_uk_modifiers(std::string_view mods, Encoding &e, std::string &reason)
+Status apply_uk_modifiers(std::string_view mods, Encoding &e)
 {
 	bool u = false, k = false;
 	while (!mods.empty()) {
@@ -25,16 +25,14 @@ bool apply_uk_modifiers(std::string_view mods, Encoding &e, std::string &reason)
 			u = true;
 		else if (iequals(m, "k"))
 			k = true;
-		else {
-			reason = "invalid event attribute";
-			return false;
-		}
+		else
+			return fail("invalid event attribute");
 	}
 	if (u && !k)
 		e.exclude_kernel = true;
 	if (k && !u)
 		e.exclude_user = true;
-	return true;
+	return {};
 }
 
 } // namespace stap_pmu::pmu::detail

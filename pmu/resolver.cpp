@@ -113,8 +113,9 @@ bool asks_for_hv(std::string_view event)
 	return false;
 }
 
-// Encode one fully qualified event; false with libpfm4's reason on failure.
-bool encode_one(const std::string &qualified, TargetEncoding &out, std::string &reason)
+// Encode one fully qualified event into out.enc and out.fstr; on failure,
+// libpfm4's reason.
+Status encode_one(const std::string &qualified, TargetEncoding &out)
 {
 	perf_event_attr attr{};
 	attr.size = sizeof(attr);
@@ -126,10 +127,8 @@ bool encode_one(const std::string &qualified, TargetEncoding &out, std::string &
 	int ret = pfm_get_os_event_encoding(qualified.c_str(), PFM_PLM0 | PFM_PLM3,
 					    PFM_OS_PERF_EVENT_EXT, &arg);
 	std::unique_ptr<char, decltype(&std::free)> fstr_owner(fstr, &std::free);
-	if (ret != PFM_SUCCESS) {
-		reason = pfm_strerror(ret);
-		return false;
-	}
+	if (ret != PFM_SUCCESS)
+		return fail(pfm_strerror(ret));
 	out.enc = to_encoding(attr);
 	out.fstr = fstr ? fstr : "";
 	// libpfm4 gives a generic perf event the privilege levels of the
@@ -138,7 +137,7 @@ bool encode_one(const std::string &qualified, TargetEncoding &out, std::string &
 	// level unless the event asks for it (:h), as on the arm64 rows.
 	if (iequals(qualifier(qualified), detail::generic_pmu))
 		out.enc->exclude_hv = !asks_for_hv(qualified);
-	return true;
+	return {};
 }
 
 } // namespace
@@ -199,7 +198,7 @@ TargetEncoding encode_own(const std::string &event, std::string_view name, Targe
 {
 	out.pmu = name;
 	Encoding e;
-	std::string reason, tmp;
+	std::string reason;
 	if (encode_table(e, reason)) {
 		out.enc = e;
 		std::string_view ev = event;
@@ -210,8 +209,7 @@ TargetEncoding encode_own(const std::string &event, std::string_view name, Targe
 	}
 	auto q = qualifier(event);
 	if ((q.empty() || iequals(q, detail::generic_pmu)) &&
-	    encode_one(q.empty() ? fmt::format("{}::{}", detail::generic_pmu, event) : event, out,
-		       tmp))
+	    encode_one(q.empty() ? fmt::format("{}::{}", detail::generic_pmu, event) : event, out))
 		return out;
 	out.reason = reason;
 	return out;
@@ -279,17 +277,16 @@ TargetEncoding Resolver::encode(const std::string &event, const std::string &pmu
 		qualified = fmt::format("{}::{}", desc->name, event);
 	}
 
-	std::string reason;
-	if (encode_one(qualified, out, reason))
+	Status st = encode_one(qualified, out);
+	if (st)
 		return out;
 	// A generic perf event name ("cpu-clock", "bus-cycles") for a CPU
 	// model's PMU: the kernel implements PERF_TYPE_HARDWARE/SOFTWARE/
 	// HW_CACHE for every core PMU, so the generic encoding is valid there.
-	std::string tmp;
 	if (qualifier(event).empty() && desc->kind == detail::PmuKind::core &&
-	    encode_one(fmt::format("{}::{}", detail::generic_pmu, event), out, tmp))
+	    encode_one(fmt::format("{}::{}", detail::generic_pmu, event), out))
 		return out;
-	out.reason = reason;
+	out.reason = st.error().what;
 	return out;
 }
 

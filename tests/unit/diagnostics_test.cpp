@@ -55,6 +55,15 @@ TEST(Diagnostics, LongLinesAreCutAroundTheCaret)
 	EXPECT_EQ(src[caret.find('^')], '!');
 }
 
+TEST(SourceFile, CheckScriptSizeFailsOverTheLimit)
+{
+	EXPECT_TRUE(check_script_size("<input>", max_script_bytes).ok());
+	Status over = check_script_size("<input>", max_script_bytes + 1);
+	ASSERT_FALSE(over.ok());
+	EXPECT_EQ(over.error().what, "<input>: script is 4194305 bytes, more than the limit of 4 MiB");
+	EXPECT_EQ(over.error().hint, "");
+}
+
 TEST(SourceFile, ReadSourceFileSaysWhyItCannot)
 {
 	auto dir = read_source_file("/");

@@ -1,5 +1,6 @@
 // Unit tests for the pure parts of translator/loader.{h,cpp}.
 #include "translator/run/loader.h"
+#include "translator/run/loader_detail.h"
 
 #include <elf.h>
 #include <gtest/gtest.h>
@@ -12,6 +13,8 @@
 #include <string>
 
 using namespace stap_pmu::loader;
+using stap_pmu::Result;
+using stap_pmu::Status;
 
 TEST(LoaderParams, TargetPid)
 {
@@ -237,27 +240,29 @@ TEST(LoaderCommand, SimpleWords)
 	EXPECT_TRUE(simple_command_words("").empty());
 }
 
-TEST(LoaderRun, MissingModuleIsOneLineError)
+// The loader returns its errors, unprinted: the caller prints them once.
+TEST(LoaderRun, MissingModuleIsReturnedNotPrinted)
 {
 	LoadOptions o;
 	o.module_path = "/nonexistent/stap_pmu_none.ko";
 	testing::internal::CaptureStderr();
-	int rc = run_module(o);
-	std::string err = testing::internal::GetCapturedStderr();
-	EXPECT_EQ(rc, 1);
-	EXPECT_EQ(err, "stap-pmu: error: cannot open /nonexistent/stap_pmu_none.ko: No such file or directory\n");
+	Result<int> rc = run_module(o);
+	EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+	ASSERT_FALSE(rc.ok());
+	EXPECT_EQ(rc.error().what, "cannot open /nonexistent/stap_pmu_none.ko: No such file or directory");
+	EXPECT_EQ(rc.error().hint, "");
 }
 
-TEST(LoaderRun, UncreatableOutputFileIsOneLineError)
+TEST(LoaderRun, UncreatableOutputFileIsReturnedNotPrinted)
 {
 	LoadOptions o;
 	o.module_path = "/dev/null"; // opened before the output file, never loaded
 	o.output_file = "/nonexistent/dir/out";
 	testing::internal::CaptureStderr();
-	int rc = run_module(o);
-	std::string err = testing::internal::GetCapturedStderr();
-	EXPECT_EQ(rc, 1);
-	EXPECT_EQ(err, "stap-pmu: error: cannot create /nonexistent/dir/out: No such file or directory\n");
+	Result<int> rc = run_module(o);
+	EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+	ASSERT_FALSE(rc.ok());
+	EXPECT_EQ(rc.error().what, "cannot create /nonexistent/dir/out: No such file or directory");
 }
 
 TEST(LoaderSession, AttachNeedsALoadedModule)
@@ -265,13 +270,28 @@ TEST(LoaderSession, AttachNeedsALoadedModule)
 	SessionOptions o;
 	o.module_name = "a/b";
 	testing::internal::CaptureStderr();
-	EXPECT_EQ(attach_module(o), 1);
-	EXPECT_EQ(testing::internal::GetCapturedStderr(),
-		  "stap-pmu: error: a module name is needed (as in /proc/<name>)\n");
+	Result<int> a = attach_module(o);
+	EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+	ASSERT_FALSE(a.ok());
+	EXPECT_EQ(a.error().what, "a module name is needed (as in /proc/<name>)");
 	o.module_name = "stap_pmu_not_loaded";
 	testing::internal::CaptureStderr();
-	EXPECT_EQ(stop_module(o), 1);
-	EXPECT_EQ(testing::internal::GetCapturedStderr(),
-		  "stap-pmu: error: module stap_pmu_not_loaded is not loaded "
-		  "(no /proc/stap_pmu_not_loaded/output)\n");
+	Result<int> s = stop_module(o);
+	EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+	ASSERT_FALSE(s.ok());
+	EXPECT_EQ(s.error().what, "module stap_pmu_not_loaded is not loaded "
+				  "(no /proc/stap_pmu_not_loaded/output)");
+}
+
+// open_output keeps open's errno for the callers that word the error by it.
+TEST(LoaderSession, OpenOutputKeepsTheErrno)
+{
+	detail::ModuleFiles m;
+	m.dir = "/proc/stap_pmu_not_loaded";
+	Status st = detail::open_output(m);
+	ASSERT_FALSE(st.ok());
+	EXPECT_EQ(st.error().what, "No such file or directory");
+	EXPECT_EQ(st.error().code, ENOENT);
+	m.json = true;
+	EXPECT_EQ(detail::open_output(m).error().code, ENOENT);
 }

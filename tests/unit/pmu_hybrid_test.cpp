@@ -13,6 +13,7 @@
 // UMask << 8 | EdgeDetect << 18 | CounterMask << 24, PERF_TYPE_RAW. Each
 // line gives the published name, EventCode/UMask (and CounterMask/Edge).
 #include "pmu/fat_table.h"
+#include "pmu/internal.h"
 #include "pmu/pmu.h"
 
 #include <algorithm>
@@ -87,6 +88,19 @@ TEST(PmuHybrid, EncodingsArePublishedValues)
 
 // The exclude bits are libpfm4's for an Intel core event, so a hybrid row
 // shares its encodings with the other Intel rows.
+// The own tables' :u/:k: a Status whose error is libpfm4's wording.
+TEST(PmuHybrid, UkModifiersFailWithLibpfm4sText)
+{
+	Encoding e;
+	ASSERT_TRUE(detail::apply_uk_modifiers(":u", e).ok());
+	EXPECT_TRUE(e.exclude_kernel);
+	EXPECT_FALSE(e.exclude_user);
+	stap_pmu::Status st = detail::apply_uk_modifiers(":u:c=1", e);
+	ASSERT_FALSE(st.ok());
+	EXPECT_EQ(st.error().what, "invalid event attribute");
+	EXPECT_EQ(st.error().hint, "");
+}
+
 TEST(PmuHybrid, ModifiersAsLibpfm4ForIntel)
 {
 	for (const char *mods : {"", ":u", ":k", ":u:k"}) {

@@ -383,23 +383,17 @@ std::string store_recipe(const KbuildRequest &req, const std::string &dir, const
 
 KbuildResult kbuild(const KbuildRequest &req)
 {
-	KbuildResult r;
+	Kbuilt r;
 	fs::path dir = req.work_dir;
 	std::error_code ec;
 	fs::create_directories(dir, ec);
-	if (ec) {
-		r.error = "cannot create " + dir.string() + ": " + ec.message();
-		return r;
-	}
+	if (ec)
+		return KbuildError{fail("cannot create " + dir.string() + ": " + ec.message())};
 	if (!write_file(dir / (req.module_name + ".c"), req.c_source) ||
-	    !write_file(dir / "Kbuild", kbuild_file(req, req.module_name))) {
-		r.error = "cannot write the module source in " + dir.string();
-		return r;
-	}
-	if (!fs::exists(fs::path(req.build_tree) / "Makefile")) {
-		r.error = "kernel build tree " + req.build_tree + " has no Makefile";
-		return r;
-	}
+	    !write_file(dir / "Kbuild", kbuild_file(req, req.module_name)))
+		return KbuildError{fail("cannot write the module source in " + dir.string())};
+	if (!fs::exists(fs::path(req.build_tree) / "Makefile"))
+		return KbuildError{fail("kernel build tree " + req.build_tree + " has no Makefile")};
 	const std::string adir = fs::absolute(dir).string();
 	const fs::path ko = dir / (req.module_name + ".ko");
 	std::string rdir;
@@ -428,7 +422,6 @@ KbuildResult kbuild(const KbuildRequest &req)
 				std::ofstream log(hook, std::ios::app);
 				log << make_command(req, dir) << "  # replayed from " << rdir << "\n";
 			}
-			r.ok = true;
 			r.ko_path = ko.string();
 			r.log = rp.out;
 			r.how = "replayed kbuild's commands recorded in " + rdir;
@@ -452,14 +445,14 @@ KbuildResult kbuild(const KbuildRequest &req)
 	Run mk = run(cmd);
 	r.log = mk.out;
 	if (mk.status != 0 || !fs::exists(ko)) {
-		r.error = "kbuild failed (make exit status " + std::to_string(mk.status) + ")";
-		r.c_path = (fs::absolute(dir) / (req.module_name + ".c")).string();
+		KbuildError e{fail("kbuild failed (make exit status " + std::to_string(mk.status) + ")")};
+		e.log = mk.out;
+		e.c_path = (fs::absolute(dir) / (req.module_name + ".c")).string();
 		fs::path log_path = fs::absolute(dir) / "make.log";
-		if (write_file(log_path, cmd + "\n" + r.log))
-			r.log_path = log_path.string();
-		return r;
+		if (write_file(log_path, cmd + "\n" + e.log))
+			e.log_path = log_path.string();
+		return e;
 	}
-	r.ok = true;
 	r.ko_path = ko.string();
 	r.how = replay_note + "make";
 	if (broken) {

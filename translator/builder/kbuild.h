@@ -1,6 +1,8 @@
 // kbuild.h - builds a generated module with the kernel's own build system.
 #pragma once
 
+#include "translator/support/result.h"
+
 #include <string>
 #include <vector>
 
@@ -27,15 +29,20 @@ struct KbuildRequest {
 	bool verbose = false;
 };
 
-struct KbuildResult {
-	bool ok = false;
+struct Kbuilt {
 	std::string ko_path;
-	std::string log;   // make's output (or the replay's)
-	std::string how;   // how it was built, for -v: "make", "a replay of ..."
-	std::string error; // one-line summary when !ok
-	std::string c_path;   // when !ok: the generated C (absolute)
-	std::string log_path; // when !ok: the make command and log, kept in work_dir
+	std::string log; // make's output (or the replay's)
+	std::string how; // how it was built, for -v: "make", "a replay of ..."
 };
+
+// what: the one-line summary; the rest is for reporting a failed make.
+struct KbuildError : Error {
+	std::string log{};      // make's output ("" when make did not run)
+	std::string c_path{};   // the generated C (absolute), when make failed
+	std::string log_path{}; // the make command and log, kept in work_dir
+};
+
+using KbuildResult = Result<Kbuilt, KbuildError>;
 
 KbuildResult kbuild(const KbuildRequest &req);
 

@@ -137,8 +137,8 @@ Result<std::string> KbuildQueryModuleBuilder::build(const Target &t, const std::
 	kr.extra_ccflags = "-g";
 	kr.debug_info = true; // its DWARF is what it is built for
 	KbuildResult res = kbuild(kr);
-	if (!res.ok)
-		return fail(res.error, first_errors(res.log));
+	if (!res)
+		return fail(res.error().what, first_errors(res.error().log));
 	if (o.verbose)
 		std::cerr << "Pass 2: built tracepoint query " << name << " in "
 			  << std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -146,7 +146,7 @@ Result<std::string> KbuildQueryModuleBuilder::build(const Target &t, const std::
 				     .count()
 			  << "ms\n";
 	if (o.use_cache) {
-		if (Result<std::string> p = cache::store(dir, key, name, res.ko_path)) {
+		if (Result<std::string> p = cache::store(dir, key, name, res->ko_path)) {
 			return *p;
 		} else {
 			std::cerr << "stap-pmu: warning: module cache: " << p.error().what << "\n";
@@ -156,7 +156,7 @@ Result<std::string> KbuildQueryModuleBuilder::build(const Target &t, const std::
 	std::call_once(once, [] { std::atexit(remove_leftovers); });
 	// the module is used from its build directory: it outlives this scope
 	leftovers().push_back(tmp->keep());
-	return res.ko_path;
+	return res->ko_path;
 }
 
 } // namespace stap_pmu::tracequery

@@ -88,7 +88,7 @@ Result<KbuildRequest> kbuild_request(const BuildRequest &req, const std::string 
 // Pass 4 failed: the compiler's errors at the script locations of the C
 // they are in (codegen/cmap.h), make's whole output with -v; the work
 // directory stays for the user to look at.
-Error kbuild_failed(const BuildRequest &req, const KbuildResult &kres, WorkDir &work)
+Error kbuild_failed(const BuildRequest &req, const KbuildError &kres, WorkDir &work)
 {
 	if (req.verbose)
 		std::cerr << kres.log;
@@ -104,7 +104,7 @@ Error kbuild_failed(const BuildRequest &req, const KbuildResult &kres, WorkDir &
 		if (!kres.log_path.empty())
 			where = "; make's output is in " + kres.log_path + ", the C in " + kres.c_path;
 	}
-	return fail(kres.error + where);
+	return fail(kres.what + where);
 }
 
 // Pass 3's C compiled into NAME.ko in the work directory and stored in the
@@ -118,24 +118,24 @@ Result<std::string> compile(const BuildRequest &req, WorkDir &work, Timer &timer
 	if (!kr)
 		return kr.error();
 	KbuildResult kres = kbuild(*kr);
-	if (!kres.ok) {
+	if (!kres) {
 		timer.pass("Pass 4: compilation failed");
-		return kbuild_failed(req, kres, work);
+		return kbuild_failed(req, kres.error(), work);
 	}
 	timer.pass("Pass 4: compiled C into \"" + req.module_name + ".ko\" for " +
 		   req.target->tree.release);
 	if (req.verbose)
-		std::cerr << "kbuild: " << kres.how << "\n";
+		std::cerr << "kbuild: " << kres->how << "\n";
 	if (!req.cache_key.empty()) {
 		const std::string dir = cache::modules_dir();
-		if (Result<std::string> p = cache::store(dir, req.cache_key, req.module_name, kres.ko_path);
+		if (Result<std::string> p = cache::store(dir, req.cache_key, req.module_name, kres->ko_path);
 		    !p)
 			std::cerr << "stap-pmu: warning: module cache: " << p.error().what << "\n";
 		else if (req.verbose)
 			std::cerr << "Pass 4: stored in the module cache (" << dir << "/"
 				  << req.cache_key << ")\n";
 	}
-	return kres.ko_path;
+	return kres->ko_path;
 }
 
 // --sign-module KEY CERT: a signed copy of the module in the work directory.

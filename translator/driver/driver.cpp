@@ -62,8 +62,8 @@ Result<TranslateOptions> translate_options(const Cli &cli)
 Result<std::unique_ptr<SourceFile>> load_script(const Cli &cli)
 {
 	if (!cli.expr.empty()) {
-		if (auto e = check_script_size("<input>", cli.expr.size()))
-			return fail(*e);
+		if (Status st = check_script_size("<input>", cli.expr.size()); !st)
+			return st.error();
 		return std::make_unique<SourceFile>("<input>", cli.expr);
 	}
 	if (cli.script_file.empty())

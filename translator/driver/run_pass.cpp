@@ -52,7 +52,7 @@ Result<int> run_in_guest(const RunRequest &req)
 	return vm::run_in_vm(vo);
 }
 
-int run_on_host(const RunRequest &req)
+Result<int> run_on_host(const RunRequest &req)
 {
 	loader::LoadOptions lo;
 	lo.module_path = req.ko_path;

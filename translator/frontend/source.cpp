@@ -36,12 +36,12 @@ std::string SourceLoc::str() const
 	return file->name() + ":" + std::to_string(line) + ":" + std::to_string(col);
 }
 
-std::optional<std::string> check_script_size(const std::string &name, size_t bytes)
+Status check_script_size(const std::string &name, size_t bytes)
 {
 	if (bytes <= max_script_bytes)
-		return std::nullopt;
-	return name + ": script is " + std::to_string(bytes) + " bytes, more than the limit of " +
-	       std::to_string(max_script_bytes >> 20) + " MiB";
+		return {};
+	return fail(name + ": script is " + std::to_string(bytes) + " bytes, more than the limit of " +
+	       std::to_string(max_script_bytes >> 20) + " MiB");
 }
 
 Result<std::unique_ptr<SourceFile>> read_source_file(const std::string &path)
@@ -57,13 +57,13 @@ Result<std::unique_ptr<SourceFile>> read_source_file(const std::string &path)
 	std::streamoff size = in.tellg();
 	in.seekg(0, std::ios::beg);
 	if (size > 0)
-		if (auto e = check_script_size(path, static_cast<size_t>(size)))
-			return fail(*e);
+		if (Status st = check_script_size(path, static_cast<size_t>(size)); !st)
+			return st.error();
 	std::ostringstream ss;
 	ss << in.rdbuf();
 	std::string text = ss.str();
-	if (auto e = check_script_size(path, text.size())) // pipes and /proc files
-		return fail(*e);
+	if (Status st = check_script_size(path, text.size()); !st) // pipes and /proc files
+		return st.error();
 	if (text.find('\0') != std::string::npos)
 		return fail(path + ": not a script (binary file)");
 	return std::make_unique<SourceFile>(path, std::move(text));

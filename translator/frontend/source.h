@@ -41,8 +41,8 @@ struct SourceLoc {
 // and node in memory, and no real script comes near it.
 inline constexpr size_t max_script_bytes = 4u << 20;
 
-// The error for a script of `bytes` bytes, if it is over the limit.
-std::optional<std::string> check_script_size(const std::string &name, size_t bytes);
+// Fails, saying so, for a script of `bytes` bytes over the limit.
+Status check_script_size(const std::string &name, size_t bytes);
 
 // Reads a script from disk; the error says why it is not a script it can read.
 Result<std::unique_ptr<SourceFile>> read_source_file(const std::string &path);

@@ -3,6 +3,8 @@
 // statically into the guest's stap-pmu-loader.
 #pragma once
 
+#include "translator/support/result.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -124,16 +126,20 @@ struct SessionOptions {
 
 // --attach NAME: streams the module's output. When the script requests exit the
 // module is stopped and unloaded (as run_module does); SIGINT/SIGTERM detach and
-// leave it running. Returns the script's exit code, 0 after a detach, 1 on errors.
-int attach_module(const SessionOptions &opts);
+// leave it running. Returns the script's exit code, 0 after a detach, 1 after an
+// error it printed while the output streamed, or the error that ended it (the
+// caller prints it: a missing module, an unreadable status, a failed unload).
+Result<int> attach_module(const SessionOptions &opts);
 
 // --stop NAME: writes "stop" (end probes run), copies the remaining output
 // including the end probes', reports drops and skips, unloads. Returns the
-// script's exit code, 1 on errors.
-int stop_module(const SessionOptions &opts);
+// script's exit code, 1 after an error it printed while draining, or the error
+// that ended it (the caller prints it).
+Result<int> stop_module(const SessionOptions &opts);
 
 // Runs the whole load sequence. Returns the script's exit code (from the status
-// line), or 1 after an error (a one-line message on stderr).
-int run_module(const LoadOptions &opts);
+// line), 1 after an error it printed while the module ran, or the error that
+// kept it from loading or unloading (the caller prints it).
+Result<int> run_module(const LoadOptions &opts);
 
 } // namespace stap_pmu::loader

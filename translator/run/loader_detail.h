@@ -37,8 +37,9 @@ struct ModuleFiles {
 	bool records_ok = true;           // json: the stream was well-formed
 };
 
-// Opens dir/output, or dir/records when m.json; 0, or the errno of open.
-int open_output(ModuleFiles &m);
+// Opens dir/output, or dir/records when m.json. The error is open's strerror;
+// Error::code is its errno.
+Status open_output(ModuleFiles &m);
 // Drains the output into dest (JSON lines with m.json).
 void drain_output(ModuleFiles &m, Sink &dest);
 // After the last drain: false (with a message) when the records stream ended

@@ -50,10 +50,12 @@ Result<sys::Fd> open_output_file(const std::string &path)
 	return fd;
 }
 
-int open_output(ModuleFiles &m)
+Status open_output(ModuleFiles &m)
 {
 	m.output = sys::Fd::open(m.dir + (m.json ? "/records" : "/output"), O_RDONLY | O_NONBLOCK);
-	return m.output ? 0 : errno;
+	if (!m.output)
+		return fail_errno(strerror(errno), errno);
+	return {};
 }
 
 // Text as is; with json the records the data completes, one JSON line each.

@@ -68,7 +68,7 @@ std::vector<std::string> copy_module_kmsg(const sys::Fd &fd, const std::string &
 class LoaderSession {
 public:
 	explicit LoaderSession(const LoadOptions &o) : o_(o) {}
-	int run();
+	Result<int> run();
 
 private:
 	Status open_inputs();
@@ -99,22 +99,19 @@ private:
 	int rc_ = 1;
 };
 
-int LoaderSession::run()
+Result<int> LoaderSession::run()
 {
 	Status s = open_inputs();
 	if (s) {
 		no_sigpipe_.emplace(sys::SignalScope::kIgnorePipe);
 		s = start_command();
 	}
-	if (!s) {
-		error(s.error().what);
-		return 1;
-	}
+	if (!s)
+		return s.error();
 	stop_signals_.emplace(sys::SignalScope::kCatchStop);
 	if (Status l = load(); !l) {
-		error(l.error().what);
 		finish_command(false);
-		return 1;
+		return l.error();
 	}
 	open_module_files();
 	release_command();
@@ -123,10 +120,8 @@ int LoaderSession::run()
 	finish_command(o_.verbose);
 	if (o_.verbose && cmd_ && cmd_->poll())
 		say("stap-pmu: the command " + sys::describe_wait(*cmd_->poll()));
-	if (Status u = unload(name_, o_.unload_timeout_ms, o_.verbose); !u) {
-		error(u.error().what);
-		failed_ = true;
-	}
+	if (Status u = unload(name_, o_.unload_timeout_ms, o_.verbose); !u)
+		return u.error();
 	return exit_code();
 }
 
@@ -209,9 +204,9 @@ void LoaderSession::open_module_files()
 {
 	mf_.dir = "/proc/" + name_;
 	mf_.json = o_.json;
-	if (int e = open_output(mf_)) {
+	if (Status st = open_output(mf_); !st) {
 		error("module " + name_ + " has no " + mf_.dir + (mf_.json ? "/records (" : "/output (") +
-		      strerror(e) + "); is it a stap-pmu module?");
+		      st.error().what + "); is it a stap-pmu module?");
 		failed_ = true;
 		return;
 	}
@@ -327,7 +322,7 @@ int LoaderSession::exit_code()
 
 } // namespace
 
-int run_module(const LoadOptions &opts)
+Result<int> run_module(const LoadOptions &opts)
 {
 	return LoaderSession(opts).run();
 }

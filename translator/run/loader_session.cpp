@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 
 namespace stap_pmu::loader {
 
@@ -30,11 +29,11 @@ Status open_session(const SessionOptions &o, Attached &s)
 		return fail("a module name is needed (as in /proc/<name>)");
 	s.mf.dir = "/proc/" + o.module_name;
 	s.mf.json = o.json;
-	if (int e = open_output(s.mf)) {
+	if (Status st = open_output(s.mf); !st) {
 		std::string file = s.mf.dir + (o.json ? "/records" : "/output");
-		if (e == ENOENT && access(s.mf.dir.c_str(), F_OK) != 0)
+		if (st.error().code == ENOENT && access(s.mf.dir.c_str(), F_OK) != 0)
 			return fail("module " + o.module_name + " is not loaded (no " + file + ")");
-		return fail("cannot open " + file + ": " + strerror(e));
+		return fail("cannot open " + file + ": " + st.error().what);
 	}
 	s.out.fd = o.output_fd;
 	if (!o.output_file.empty()) {
@@ -48,7 +47,7 @@ Status open_session(const SessionOptions &o, Attached &s)
 }
 
 // stop, drain until stopped, report, unload: the end of the load sequence.
-int stop_and_unload(const SessionOptions &o, Attached &s, std::optional<ModuleStatus> st)
+Result<int> stop_and_unload(const SessionOptions &o, Attached &s, std::optional<ModuleStatus> st)
 {
 	std::optional<ModuleStatus> fin = stop_and_drain(s.mf, s.out, st, o.module_name,
 						   o.stop_timeout_ms, o.poll_ms);
@@ -56,10 +55,8 @@ int stop_and_unload(const SessionOptions &o, Attached &s, std::optional<ModuleSt
 	if (fin && o.verbose && fin->nested)
 		say(nested_note(*fin));
 	s.mf.output.reset();
-	if (Status u = unload(o.module_name, o.unload_timeout_ms, o.verbose); !u) {
-		error(u.error().what);
-		return 1;
-	}
+	if (Status u = unload(o.module_name, o.unload_timeout_ms, o.verbose); !u)
+		return u.error();
 	if (!fin || !s.out.ok || rc < 0 || rc > 255)
 		return 1;
 	return rc;
@@ -67,13 +64,11 @@ int stop_and_unload(const SessionOptions &o, Attached &s, std::optional<ModuleSt
 
 } // namespace
 
-int stop_module(const SessionOptions &o)
+Result<int> stop_module(const SessionOptions &o)
 {
 	Attached s;
-	if (Status r = open_session(o, s); !r) {
-		error(r.error().what);
-		return 1;
-	}
+	if (Status r = open_session(o, s); !r)
+		return r.error();
 	sys::SignalScope no_sigpipe(sys::SignalScope::kIgnorePipe);
 	std::optional<ModuleStatus> st;
 	if (auto r = read_status(s.mf))
@@ -83,13 +78,11 @@ int stop_module(const SessionOptions &o)
 	return stop_and_unload(o, s, st);
 }
 
-int attach_module(const SessionOptions &o)
+Result<int> attach_module(const SessionOptions &o)
 {
 	Attached s;
-	if (Status r = open_session(o, s); !r) {
-		error(r.error().what);
-		return 1;
-	}
+	if (Status r = open_session(o, s); !r)
+		return r.error();
 	sys::SignalScope signals(sys::SignalScope::kIgnorePipe | sys::SignalScope::kCatchStop);
 	if (o.verbose)
 		say("stap-pmu: attached to " + o.module_name + " (interrupt to detach; stap-pmu --stop " +
@@ -97,10 +90,8 @@ int attach_module(const SessionOptions &o)
 	for (;;) {
 		drain_output(s.mf, s.out);
 		auto st = read_status(s.mf);
-		if (!st) {
-			error(st.error().what);
-			return 1;
-		}
+		if (!st)
+			return st.error();
 		if (st->state == "exit-requested" || st->state == "stopped") {
 			if (o.verbose)
 				say("stap-pmu: the script requested exit; stopping " + o.module_name);

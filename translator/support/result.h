@@ -14,6 +14,7 @@ namespace stap_pmu {
 struct Error {
 	std::string what; // one line, no "stap-pmu: error: " prefix
 	std::string hint; // what to do about it ("" : nothing to add)
+	int code = 0;     // the errno of the system call that failed (0: none)
 };
 
 // Error{what, hint}, for `return fail("cannot read X", "install Y");`.
@@ -22,10 +23,19 @@ inline Error fail(std::string what, std::string hint = "")
 	return Error{std::move(what), std::move(hint)};
 }
 
-template <class T> class [[nodiscard]] Result {
+// An Error that keeps the errno, for a caller that words it by the cause
+// (ENOENT: "not loaded"); what is usually strerror(code).
+inline Error fail_errno(std::string what, int code)
+{
+	return Error{std::move(what), "", code};
+}
+
+// E: Error, or a struct derived from it when the caller needs more than the
+// text to report the failure (builder/kbuild.h: make's output and files).
+template <class T, class E = Error> class [[nodiscard]] Result {
 public:
 	Result(T v) : v_(std::move(v)) {}
-	Result(Error e) : v_(std::move(e)) {}
+	Result(E e) : v_(std::move(e)) {}
 
 	bool ok() const { return v_.index() == 0; }
 	explicit operator bool() const { return ok(); }
@@ -38,24 +48,24 @@ public:
 	T *operator->() { return &value(); }
 	const T *operator->() const { return &value(); }
 
-	const Error &error() const { return std::get<1>(v_); }
+	const E &error() const { return std::get<1>(v_); }
 
 private:
-	std::variant<T, Error> v_;
+	std::variant<T, E> v_;
 };
 
 // Success or an Error, for functions with nothing to return.
-template <> class [[nodiscard]] Result<void> {
+template <class E> class [[nodiscard]] Result<void, E> {
 public:
 	Result() = default;
-	Result(Error e) : err_(std::move(e)), ok_(false) {}
+	Result(E e) : err_(std::move(e)), ok_(false) {}
 
 	bool ok() const { return ok_; }
 	explicit operator bool() const { return ok_; }
-	const Error &error() const { return err_; }
+	const E &error() const { return err_; }
 
 private:
-	Error err_;
+	E err_;
 	bool ok_ = true;
 };
 

@@ -1,4 +1,4 @@
-// Unit tests for translator/support/process.{h,cpp} (Child, run), signals.h
+// Unit tests for translator/support/process.{h,cpp} (Child, run, Captured), signals.h
 // (SignalScope), the TempDir/Fd additions of file.h and read_file.
 #include "translator/support/file.h"
 #include "translator/support/process.h"
@@ -162,6 +162,122 @@ TEST(Process, NewProcessGroup)
 	pid_t pid = c->pid();
 	c->wait();
 	EXPECT_EQ(std::stol(slurp(p.r.get())), (long)pid);
+}
+
+namespace {
+
+// A script that starts a sleeping grandchild, writes its pid to pidfile and
+// sleeps itself.
+sys::Spawn sleeper(const std::string &pidfile)
+{
+	return shell("sleep 300 & echo $! > " + pidfile + "; echo started; wait");
+}
+
+pid_t read_pid(const std::string &pidfile)
+{
+	for (int i = 0; i < 500; i++) {
+		auto t = sys::read_file(pidfile);
+		if (t && !t->empty() && t->back() == '\n')
+			return (pid_t)std::stol(*t);
+		usleep(10000);
+	}
+	return -1;
+}
+
+// Gone, or a zombie waiting for init: no longer running.
+bool ended(pid_t pid)
+{
+	for (int i = 0; i < 500; i++) {
+		auto st = sys::read_file("/proc/" + std::to_string(pid) + "/stat");
+		if (!st)
+			return true;
+		size_t paren = st->rfind(')');
+		if (paren != std::string::npos && paren + 2 < st->size() && (*st)[paren + 2] == 'Z')
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+} // namespace
+
+TEST(Captured, ReadsTheOutputAndTheStatus)
+{
+	auto c = sys::Captured::start(shell("echo out; echo err >&2; exit 4"));
+	ASSERT_TRUE(c);
+	auto o = c->finish();
+	ASSERT_TRUE(o);
+	EXPECT_EQ(o->out, "out\n");
+	EXPECT_TRUE(WIFEXITED(o->status));
+	EXPECT_EQ(WEXITSTATUS(o->status), 4);
+}
+
+TEST(Captured, TimeoutKillsTheChildAndItsGrandchild)
+{
+	auto dir = sys::TempDir::create("stap-pmu-test-");
+	ASSERT_TRUE(dir);
+	const std::string pidfile = dir->path() + "/pid";
+	auto c = sys::Captured::start(sleeper(pidfile));
+	ASSERT_TRUE(c);
+	pid_t child = c->pid();
+	pid_t grandchild = read_pid(pidfile);
+	ASSERT_GT(grandchild, 0);
+	auto o = c->finish(300);
+	ASSERT_FALSE(o);
+	EXPECT_EQ(o.error().what, "did not finish within 300 ms");
+	// the child reaped by us, the grandchild killed
+	errno = 0;
+	EXPECT_EQ(waitpid(child, nullptr, WNOHANG), -1);
+	EXPECT_EQ(errno, ECHILD);
+	EXPECT_TRUE(ended(grandchild));
+}
+
+TEST(Captured, DestructorKillsTheChildAndItsGrandchild)
+{
+	auto dir = sys::TempDir::create("stap-pmu-test-");
+	ASSERT_TRUE(dir);
+	const std::string pidfile = dir->path() + "/pid";
+	pid_t child, grandchild;
+	{
+		auto c = sys::Captured::start(sleeper(pidfile));
+		ASSERT_TRUE(c);
+		child = c->pid();
+		grandchild = read_pid(pidfile);
+		ASSERT_GT(grandchild, 0);
+	}
+	errno = 0;
+	EXPECT_EQ(waitpid(child, nullptr, WNOHANG), -1);
+	EXPECT_EQ(errno, ECHILD);
+	EXPECT_TRUE(ended(grandchild));
+}
+
+// SIGTERM while a process of ours waits for its Captured: every Captured's
+// group is killed and the process ends by that signal.
+TEST(Captured, StopSignalKillsEveryGroupAndEndsUs)
+{
+	auto dir = sys::TempDir::create("stap-pmu-test-");
+	ASSERT_TRUE(dir);
+	const std::string first = dir->path() + "/first", second = dir->path() + "/second";
+	pid_t owner = fork();
+	ASSERT_GE(owner, 0);
+	if (owner == 0) {
+		auto a = sys::Captured::start(sleeper(first));
+		auto b = sys::Captured::start(sleeper(second));
+		if (a && b)
+			(void)b->finish();
+		_exit(0);
+	}
+	pid_t g1 = read_pid(first), g2 = read_pid(second);
+	ASSERT_GT(g1, 0);
+	ASSERT_GT(g2, 0);
+	usleep(100000); // into finish()
+	kill(owner, SIGTERM);
+	int st = 0;
+	ASSERT_EQ(waitpid(owner, &st, 0), owner);
+	EXPECT_TRUE(WIFSIGNALED(st));
+	EXPECT_EQ(WIFSIGNALED(st) ? WTERMSIG(st) : 0, SIGTERM);
+	EXPECT_TRUE(ended(g1));
+	EXPECT_TRUE(ended(g2));
 }
 
 namespace {

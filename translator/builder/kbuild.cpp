@@ -13,13 +13,16 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sys/wait.h>
+#include <utility>
 
 #include "translator/builder/cache.h"
 #include "translator/builder/kbuild_replay.h"
 #include "translator/builder/symvers.h"
 #include "translator/kernelinfo/kernel.h"
 #include "translator/support/file.h"
+#include "translator/support/process.h"
 #include "translator/support/text.h"
 
 extern char **environ;
@@ -61,38 +64,38 @@ struct Run {
 	std::string out;
 };
 
-// A command started now and read later, so that two run side by side.
+// A command (sh -c CMD) started now and read later, so that two run side by
+// side; support/process kills it (and what it started) when stap-pmu is
+// stopped or the object goes away unread.
 class Started {
 public:
-	explicit Started(const std::string &cmd) : cmd_(cmd), p_(popen(cmd.c_str(), "r")) {}
-	Started(const Started &) = delete;
-	Started &operator=(const Started &) = delete;
-	~Started()
+	explicit Started(const std::string &cmd) : cmd_(cmd)
 	{
-		if (p_)
-			finish();
+		sys::Spawn s;
+		s.argv = {"sh", "-c", cmd};
+		s.in = sys::Spawn::kInherit;
+		s.err = sys::Spawn::kInherit;
+		if (auto c = sys::Captured::start(s))
+			c_.emplace(std::move(*c));
 	}
 	// its standard output (and what the command sends there) and exit status
 	Run finish()
 	{
 		Run r;
-		if (!p_) {
+		std::optional<sys::Captured> c = std::exchange(c_, std::nullopt);
+		Result<sys::Captured::Output> o = c ? c->finish() : fail("");
+		if (!o) {
 			r.out = "cannot run " + cmd_ + "\n";
 			return r;
 		}
-		std::array<char, 4096> buf;
-		size_t n;
-		while ((n = fread(buf.data(), 1, buf.size(), p_)) > 0)
-			r.out.append(buf.data(), n);
-		int status = pclose(p_);
-		p_ = nullptr;
-		r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+		r.out = std::move(o->out);
+		r.status = WIFEXITED(o->status) ? WEXITSTATUS(o->status) : -1;
 		return r;
 	}
 
 private:
 	std::string cmd_;
-	FILE *p_;
+	std::optional<sys::Captured> c_;
 };
 
 // sh -c CMD 2>&1, its output and exit status

@@ -5,6 +5,7 @@
 #include "translator/support/file.h"
 #include "translator/support/process.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -23,8 +24,11 @@ Status sign_module(const std::string &tree, const std::string &key, const std::s
 	for (const std::string &f : {key, cert})
 		if (access(f.c_str(), R_OK) != 0)
 			return fail("cannot sign: " + f + ": " + strerror(errno));
-	char log[] = "/tmp/stap-pmu-sign.XXXXXX";
-	sys::Fd fd(mkstemp(log));
+	auto tmp = sys::TempDir::create("stap-pmu-sign.");
+	if (!tmp)
+		return fail("cannot sign: temporary file: " + tmp.error().what);
+	const std::string log = tmp->path() + "/log";
+	sys::Fd fd(open(log.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
 	if (!fd)
 		return fail(std::string("cannot sign: temporary file: ") + strerror(errno));
 	sys::Spawn spec;
@@ -33,7 +37,6 @@ Status sign_module(const std::string &tree, const std::string &key, const std::s
 	auto st = sys::run(spec, 60);
 	fd.reset();
 	std::string out = sys::read_file(log).value_or("");
-	unlink(log);
 	while (!out.empty() && out.back() == '\n')
 		out.pop_back();
 	std::string why = st ? "" : st.error().what;

@@ -5,7 +5,6 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
-#include <mutex>
 #include <sstream>
 
 #include "translator/builder/cache.h"
@@ -21,19 +20,11 @@ namespace stap_pmu::tracequery {
 namespace {
 
 // Work directories of uncached queries: their .ko stays open for DWARF
-// reads until the process ends.
-std::vector<std::string> &leftovers()
+// reads until the process ends, when their owner removes them.
+std::vector<sys::TempDir> &leftovers()
 {
-	static auto *v = new std::vector<std::string>; // outlives the atexit handler
-	return *v;
-}
-
-void remove_leftovers()
-{
-	for (const std::string &d : leftovers()) {
-		std::error_code ec;
-		fs::remove_all(d, ec);
-	}
+	static std::vector<sys::TempDir> v;
+	return v;
 }
 
 // The compiler's first error lines, for the hint.
@@ -152,10 +143,8 @@ Result<std::string> KbuildQueryModuleBuilder::build(const Target &t, const std::
 			std::cerr << "stap-pmu: warning: module cache: " << p.error().what << "\n";
 		}
 	}
-	static std::once_flag once;
-	std::call_once(once, [] { std::atexit(remove_leftovers); });
 	// the module is used from its build directory: it outlives this scope
-	leftovers().push_back(tmp->keep());
+	leftovers().push_back(std::move(*tmp));
 	return res->ko_path;
 }
 

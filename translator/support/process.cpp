@@ -2,14 +2,17 @@
 #include "translator/support/process.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <utility>
 
+#include "translator/support/signals.h"
 #include "translator/support/sysutil.h"
 
 namespace stap_pmu::sys {
@@ -259,6 +262,123 @@ Result<int> run(const Spawn &spec, int timeout_s)
 	c->kill(SIGKILL);
 	c->wait();
 	return fail(spec.argv[0] + " did not finish within " + std::to_string(timeout_s) + " s");
+}
+
+namespace {
+
+// The process groups of the Captured alive now, killed all at once when a
+// SIGINT or SIGTERM ends the wait of one of them.
+std::vector<pid_t> &live_groups()
+{
+	static std::vector<pid_t> groups;
+	return groups;
+}
+
+void forget_group(pid_t pid)
+{
+	auto &g = live_groups();
+	g.erase(std::remove(g.begin(), g.end(), pid), g.end());
+}
+
+void kill_live_groups()
+{
+	for (pid_t pid : live_groups())
+		::kill(-pid, SIGKILL);
+	for (pid_t pid : live_groups()) {
+		pid_t r;
+		do
+			r = waitpid(pid, nullptr, 0);
+		while (r < 0 && errno == EINTR);
+	}
+	live_groups().clear();
+}
+
+// The milliseconds left until deadline (< 0: none), at most cap.
+int time_left(long long deadline, int cap)
+{
+	if (deadline < 0)
+		return cap;
+	return (int)std::clamp(deadline - now_ms(), 0LL, (long long)cap);
+}
+
+} // namespace
+
+Result<Captured> Captured::start(Spawn spec)
+{
+	Fd w;
+	auto r = pipe_pair(w);
+	if (!r)
+		return r.error();
+	spec.out = w.get();
+	spec.new_group = true;
+	auto c = Child::start(spec);
+	if (!c)
+		return c.error();
+	live_groups().push_back(c->pid());
+	return Captured(std::move(*c), std::move(*r));
+}
+
+Captured &Captured::operator=(Captured &&o) noexcept
+{
+	if (this != &o) {
+		kill_group();
+		child_ = std::move(o.child_);
+		out_ = std::move(o.out_);
+	}
+	return *this;
+}
+
+Captured::~Captured() { kill_group(); }
+
+void Captured::kill_group()
+{
+	pid_t pid = child_.pid();
+	if (pid <= 0)
+		return;
+	if (!child_.poll()) // the leader not reaped yet: the group is still its
+		::kill(-pid, SIGKILL);
+	child_.wait();
+	forget_group(pid);
+}
+
+Result<Captured::Output> Captured::finish(long long timeout_ms)
+{
+	Output o;
+	const long long deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+	int sig = 0;
+	std::optional<int> status;
+	{
+		SignalScope stop(SignalScope::kCatchStop);
+		char buf[4096];
+		while (!(sig = stop.caught()) && time_left(deadline, 1) > 0) {
+			if (!out_) {
+				if ((status = child_.poll()))
+					break;
+				sleep_ms(time_left(deadline, 10));
+				continue;
+			}
+			struct pollfd pfd = {out_.get(), POLLIN, 0};
+			if (::poll(&pfd, 1, time_left(deadline, 1000)) <= 0)
+				continue;
+			ssize_t n = read(out_.get(), buf, sizeof buf);
+			if (n > 0)
+				o.out.append(buf, (size_t)n);
+			else if (n == 0 || errno != EINTR)
+				out_.reset();
+		}
+	}
+	if (sig) {
+		kill_live_groups();
+		raise(sig);
+		return fail(std::string("interrupted by ") + strsignal(sig));
+	}
+	if (!status) {
+		kill_group();
+		return fail("did not finish within " + std::to_string(timeout_ms) + " ms");
+	}
+	forget_group(child_.pid());
+	o.status = *status;
+	return o;
 }
 
 std::string describe_wait(int st)

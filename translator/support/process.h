@@ -71,6 +71,38 @@ private:
 	int exec_errno_ = 0;
 };
 
+// A program whose standard output is read back (its stderr is what spec
+// says), run in its own process group. The whole group is killed (SIGKILL)
+// and the program reaped when the object is destroyed, when finish() times
+// out, and when a SIGINT or SIGTERM arrives while finish() waits: then every
+// Captured still alive is killed and the signal is raised again once
+// SignalScope has put back the dispositions from before.
+class Captured {
+public:
+	struct Output {
+		int status = -1; // wait status
+		std::string out;
+	};
+	// spec.out and spec.new_group are set here.
+	static Result<Captured> start(Spawn spec);
+
+	Captured(Captured &&) noexcept = default;
+	Captured &operator=(Captured &&o) noexcept;
+	~Captured();
+
+	pid_t pid() const { return child_.pid(); }
+	// Reads the output to its end and waits for the program: an error when
+	// timeout_ms (< 0: none) passed first.
+	Result<Output> finish(long long timeout_ms = -1);
+
+private:
+	Captured(Child c, Fd out) : child_(std::move(c)), out_(std::move(out)) {}
+	void kill_group();
+
+	Child child_;
+	Fd out_;
+};
+
 // Runs spec (not held) to the end: its wait status, or an error when it
 // could not start or did not finish within timeout_s (it is killed then).
 Result<int> run(const Spawn &spec, int timeout_s);

@@ -5,6 +5,7 @@
 #include "translator/kernelinfo/kallsyms.h"
 #include "translator/kernelinfo/kernel.h"
 #include "translator/kernelinfo/target_facts.h"
+#include "translator/support/suggest.h"
 
 #include <elf.h>
 #include <glob.h>
@@ -626,4 +627,18 @@ TEST(Kallsyms, SymbolDeltaToRegisterKprobe)
 	EXPECT_FALSE(facts.symbol_delta("some_data"));
 	EXPECT_FALSE(facts.symbol_delta("mod_fn"));
 	EXPECT_FALSE(facts.symbol_delta("nosuch"));
+}
+
+// One distance for every "did you mean": a swap of two neighbours is one
+// edit for symbol names and for script names alike.
+TEST(Suggest, OneDistanceForEveryKindOfName)
+{
+	EXPECT_EQ(edit_distance("vfs_raed", "vfs_read"), 1u);
+	EXPECT_EQ(edit_distance("VFS_READ", "vfs_read"), 8u);
+	EXPECT_EQ(edit_distance("VFS_READ", "vfs_read", true), 0u);
+	EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
+	EXPECT_EQ(closest_name("cuont", {"count", "other"}), "count");
+	LetterBag bag("vfs_raed");
+	EXPECT_EQ(bag("vfs_read"), 0u);
+	EXPECT_LE(bag("kitten"), edit_distance("vfs_raed", "kitten", true));
 }

@@ -83,6 +83,16 @@ TEST(KernelRelease, Parse)
 	EXPECT_FALSE(kernel::parse_release("6.x-amd64"));
 }
 
+// pass 1's kernel_v and kernel discovery read a release through the same
+// support/release.h
+TEST(KernelRelease, Version)
+{
+	EXPECT_EQ(release_version("6.1.0-57-amd64"), "6.1.0");
+	EXPECT_EQ(release_version("6.12.117+deb12-rt-amd64"), "6.12.117+deb12");
+	EXPECT_EQ(release_version("6.1.192"), "6.1.192");
+	EXPECT_EQ(release_version(""), "");
+}
+
 TEST(KernelDefault, PickStockFlavourOfTheLine)
 {
 	std::vector<std::string> r = {"6.12.117+deb12-rt-amd64", "6.12.117+deb12-amd64",

@@ -8,6 +8,8 @@
 #include <cctype>
 #include <map>
 
+#include "translator/support/release.h"
+
 namespace stap_pmu {
 
 PreprocInput host_preproc_input()
@@ -16,9 +18,7 @@ PreprocInput host_preproc_input()
 	struct utsname u;
 	if (uname(&u) == 0) {
 		in.kernel_vr = u.release;
-		std::string v = u.release;
-		size_t dash = v.find('-');
-		in.kernel_v = dash == std::string::npos ? v : v.substr(0, dash);
+		in.kernel_v = release_version(u.release);
 		in.arch = u.machine;
 	}
 	return in;
@@ -690,8 +690,7 @@ PreprocInput preproc_input_from_tree(const std::string &dir, const std::string &
 {
 	PreprocInput in;
 	in.kernel_vr = release;
-	size_t dash = release.find('-');
-	in.kernel_v = dash == std::string::npos ? release : release.substr(0, dash);
+	in.kernel_v = release_version(release);
 	in.arch = kbuild_arch == "x86" || kbuild_arch.empty() ? "x86_64" : kbuild_arch;
 	for (const char *name : {"/include/config/auto.conf", "/.config"}) {
 		std::optional<std::string> text = sys::read_file(dir + name);

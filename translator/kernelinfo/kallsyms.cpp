@@ -564,64 +564,6 @@ Result<SymbolTable> symbols_of(std::string_view d, const Layout &l, const std::s
 			   known ? std::move(*bl) : std::vector<uint64_t>{}, known);
 }
 
-unsigned char fold(char c)
-{
-	return c >= 'A' && c <= 'Z' ? static_cast<unsigned char>(c - 'A' + 'a')
-				    : static_cast<unsigned char>(c);
-}
-
-// The bag distance to one query from many names: the larger count of
-// letters one has that the other lacks, case-insensitively, a lower bound
-// of the edit distance that takes one pass over each name.
-class BagDistance {
-public:
-	explicit BagDistance(std::string_view q) : size_(q.size())
-	{
-		for (char c : q)
-			if (count_[fold(c)]++ == 0)
-				letters_.push_back(fold(c));
-	}
-	size_t operator()(std::string_view name)
-	{
-		for (char c : name)
-			--count_[fold(c)];
-		size_t more = 0; // letters of the query the name lacks
-		for (unsigned char c : letters_)
-			more += count_[c] > 0 ? count_[c] : 0;
-		for (char c : name)
-			++count_[fold(c)];
-		size_t fewer = name.size() + more - size_; // letters of the name the query lacks
-		return std::max(more, fewer);
-	}
-
-private:
-	int count_[256] = {};
-	std::vector<unsigned char> letters_;
-	size_t size_;
-};
-
-// Edit distance counting a swap of adjacent letters as one edit (optimal
-// string alignment), case-insensitively.
-size_t osa_distance(std::string_view a, std::string_view b)
-{
-	std::vector<size_t> prev2(b.size() + 1), prev(b.size() + 1), cur(b.size() + 1);
-	for (size_t j = 0; j <= b.size(); ++j)
-		prev[j] = j;
-	for (size_t i = 1; i <= a.size(); ++i) {
-		cur[0] = i;
-		for (size_t j = 1; j <= b.size(); ++j) {
-			size_t cost = fold(a[i - 1]) == fold(b[j - 1]) ? 0 : 1;
-			cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost});
-			if (i > 1 && j > 1 && fold(a[i - 1]) == fold(b[j - 2]) &&
-			    fold(a[i - 2]) == fold(b[j - 1]))
-				cur[j] = std::min(cur[j], prev2[j - 2] + 1);
-		}
-		std::swap(prev2, prev);
-		std::swap(prev, cur);
-	}
-	return prev[b.size()];
-}
-
 } // namespace
 
 // the cache file's record of a symbol (read_image_cached, below)
@@ -795,11 +737,11 @@ const Symbol *SymbolTable::find(std::string_view name) const
 std::vector<std::string> SymbolTable::nearest(const std::string &name, size_t n,
 					      bool probeable_only) const
 {
-	// Levenshtein over every text symbol takes a tenth of a second: only
-	// names whose letters could be within a third of the query's length
-	// are scored (the bag distance is a lower bound of the edit distance).
+	// the edit distance over every text symbol takes a tenth of a second:
+	// only names whose letters could be within a third of the query's
+	// length are scored (the bag distance is a lower bound of it).
 	size_t limit = std::max<size_t>(2, name.size() / 3);
-	BagDistance bag(name);
+	LetterBag bag(name);
 	std::vector<std::string> close;
 	for (const Symbol &s : symbols()) {
 		size_t diff = s.name.size() > name.size() ? s.name.size() - name.size()
@@ -808,16 +750,7 @@ std::vector<std::string> SymbolTable::nearest(const std::string &name, size_t n,
 		    (!probeable_only || why_not(s).empty()))
 			close.emplace_back(s.name);
 	}
-	// a swap of two neighbours is one typo, not two
-	std::vector<std::pair<size_t, std::string>> ranked;
-	for (std::string &c : nearest_names(name, close, close.size()))
-		ranked.emplace_back(osa_distance(name, c), std::move(c));
-	std::stable_sort(ranked.begin(), ranked.end(),
-			 [](const auto &a, const auto &b) { return a.first < b.first; });
-	std::vector<std::string> out;
-	for (size_t i = 0; i < ranked.size() && i < n; ++i)
-		out.push_back(std::move(ranked[i].second));
-	return out;
+	return nearest_names(name, close, n);
 }
 
 std::string SymbolTable::why_not(const Symbol &s) const

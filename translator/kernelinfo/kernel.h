@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "translator/support/release.h"
 #include "translator/support/result.h"
 
 // Errors are one line (no "stap-pmu: error: " prefix; the caller adds it)
@@ -45,13 +46,9 @@ Result<BuildTree> find_build_tree(const std::string &release_or_dir = "",
 // default line. A host with only non-stock flavours gets an error naming them:
 // -r picks one.
 
-// "6.1.0-57-amd64" -> {"6.1", "amd64"}; "6.12.117+deb12-rt-amd64" -> {"6.12",
-// "rt-amd64"}; "6.1.192" -> {"6.1", ""}. nullopt when r is no kernel release.
-struct ReleaseName {
-	std::string line;    // major.minor
-	std::string flavour; // what follows the version, Debian's ABI number and "+debN"
-};
-std::optional<ReleaseName> parse_release(std::string_view r);
+// ReleaseName and parse_release: support/release.h (pass 1's kernel_v uses it too)
+using stap_pmu::parse_release;
+using stap_pmu::ReleaseName;
 
 // The line of the kernel linux-image-<debian_arch> depends on in the dpkg
 // status file (e.g. "6.1"); nullopt when it is not installed.

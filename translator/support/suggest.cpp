@@ -8,23 +8,53 @@
 
 namespace stap_pmu {
 
+namespace {
+
+unsigned char fold(char c)
+{
+	return c >= 'A' && c <= 'Z' ? static_cast<unsigned char>(c - 'A' + 'a')
+				    : static_cast<unsigned char>(c);
+}
+
+} // namespace
+
 size_t edit_distance(std::string_view a, std::string_view b, bool ignore_case)
 {
-	auto fold = [ignore_case](char c) {
-		return ignore_case ? std::tolower(static_cast<unsigned char>(c)) : c;
-	};
-	std::vector<size_t> row(b.size() + 1);
-	std::iota(row.begin(), row.end(), size_t{0});
+	auto same = [ignore_case](char x, char y) { return ignore_case ? fold(x) == fold(y) : x == y; };
+	std::vector<size_t> prev2(b.size() + 1), prev(b.size() + 1), cur(b.size() + 1);
+	std::iota(prev.begin(), prev.end(), size_t{0});
 	for (size_t i = 1; i <= a.size(); ++i) {
-		size_t diag = row[0]; // distance(a[0..i-1), b[0..j-1))
-		row[0] = i;
+		cur[0] = i;
 		for (size_t j = 1; j <= b.size(); ++j) {
-			size_t subst = diag + (fold(a[i - 1]) == fold(b[j - 1]) ? 0 : 1);
-			diag = row[j];
-			row[j] = std::min({row[j] + 1, row[j - 1] + 1, subst});
+			size_t cost = same(a[i - 1], b[j - 1]) ? 0 : 1;
+			cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost});
+			if (i > 1 && j > 1 && same(a[i - 1], b[j - 2]) && same(a[i - 2], b[j - 1]))
+				cur[j] = std::min(cur[j], prev2[j - 2] + 1);
 		}
+		std::swap(prev2, prev);
+		std::swap(prev, cur);
 	}
-	return row[b.size()];
+	return prev[b.size()];
+}
+
+LetterBag::LetterBag(std::string_view q) : size_(q.size())
+{
+	for (char c : q)
+		if (count_[fold(c)]++ == 0)
+			letters_.push_back(fold(c));
+}
+
+size_t LetterBag::operator()(std::string_view name)
+{
+	for (char c : name)
+		--count_[fold(c)];
+	size_t more = 0; // letters of the query the name lacks
+	for (unsigned char c : letters_)
+		more += count_[c] > 0 ? count_[c] : 0;
+	for (char c : name)
+		++count_[fold(c)];
+	size_t fewer = name.size() + more - size_; // letters of the name the query lacks
+	return std::max(more, fewer);
 }
 
 std::string closest_name(const std::string &name, const std::vector<std::string> &candidates)

@@ -36,9 +36,9 @@
 #include <regex>
 #include <sstream>
 
-#include "translator/driver/kernel_facts.h"
-#include "translator/driver/process_facts.h"
-#include "translator/driver/pipeline.h"
+#include "translator/driver/target_kernel.h"
+#include "translator/driver/target_programs.h"
+#include "translator/driver/translate_passes.h"
 #include "translator/frontend/parser.h"
 #include "translator/frontend/printer.h"
 #include "translator/sema/sema.h"

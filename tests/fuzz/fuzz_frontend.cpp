@@ -15,7 +15,7 @@
 #include <string_view>
 
 #include "translator/frontend/parser.h"
-#include "translator/driver/pipeline.h"
+#include "translator/driver/translate_passes.h"
 #include "translator/frontend/printer.h"
 
 using namespace stap_pmu;

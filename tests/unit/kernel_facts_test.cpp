@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "frontend_helpers.h"
-#include "translator/driver/pipeline.h"
+#include "translator/driver/translate_passes.h"
 #include "translator/probes/kernel_facts.h"
 
 using namespace stap_pmu;

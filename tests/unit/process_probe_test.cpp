@@ -7,8 +7,8 @@
 #include <gtest/gtest.h>
 
 #include "frontend_helpers.h"
-#include "translator/driver/pipeline.h"
-#include "translator/driver/process_facts.h"
+#include "translator/driver/translate_passes.h"
+#include "translator/driver/target_programs.h"
 #include "translator/probes/process_facts.h"
 
 using namespace stap_pmu;

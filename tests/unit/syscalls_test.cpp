@@ -8,7 +8,7 @@
 #include <algorithm>
 
 #include "tests/unit/frontend_helpers.h"
-#include "translator/driver/pipeline.h"
+#include "translator/driver/translate_passes.h"
 #include "translator/frontend/tapsets.h"
 #include "translator/kernelinfo/kallsyms.h"
 #include "translator/kernelinfo/kernel.h"

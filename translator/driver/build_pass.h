@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "translator/driver/cli.h"
-#include "translator/driver/pipeline.h"
+#include "translator/driver/translate_passes.h"
 #include "translator/driver/timer.h"
 #include "translator/kernelinfo/kernel.h"
 #include "translator/support/file.h"

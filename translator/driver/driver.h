@@ -1,6 +1,6 @@
 // driver.h - one invocation of stap-pmu after its options are parsed: the
 // action they ask for (-V, -l/-L, --pmu-encode, --list-pmu-events,
-// --clean-cache, --attach/--stop) or passes 1-5 (pipeline.h, build_pass.h,
+// --clean-cache, --attach/--stop) or passes 1-5 (translate_passes.h, build_pass.h,
 // run_pass.h).
 #pragma once
 

@@ -9,8 +9,8 @@
 #include <iostream>
 #include <set>
 
-#include "translator/driver/kernel_facts.h"
-#include "translator/driver/process_facts.h"
+#include "translator/driver/target_kernel.h"
+#include "translator/driver/target_programs.h"
 #include "translator/frontend/parser.h"
 #include "translator/kernelinfo/kernel.h"
 #include "translator/kernelinfo/target_facts.h"

@@ -1,5 +1,5 @@
-// process_facts.cpp - the user-space facts of one invocation (see the header).
-#include "translator/driver/process_facts.h"
+// target_programs.cpp - the user-space facts of one invocation (see the header).
+#include "translator/driver/target_programs.h"
 
 #include "translator/kernelinfo/kernel.h"
 #include "translator/support/paths.h"

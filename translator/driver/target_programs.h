@@ -1,4 +1,4 @@
-// process_facts.h (driver) - what pass 2 and -l/-L know about user-space
+// target_programs.h - what pass 2 and -l/-L know about user-space
 // programs in one invocation: the ELF and DWARF facts of process("PATH")
 // probe points (userinfo/elf_process_facts.h) for the target's
 // architecture, and which files the script's process probes name (what
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "translator/driver/cli.h"
-#include "translator/driver/pipeline.h"
+#include "translator/driver/translate_passes.h"
 #include "translator/probes/process_facts.h"
 
 namespace stap_pmu {

@@ -1,10 +1,10 @@
-// kernel_facts.h - what passes 1 and 2 know about the target kernel: the
+// target_kernel.h - what passes 1 and 2 know about the target kernel: the
 // preprocessor's %( kernel_v %) facts and the tapset directories, and where
 // kernel.function / module().function / kernel.trace find their DWARF.
 #pragma once
 
 #include "translator/driver/cli.h"
-#include "translator/driver/pipeline.h"
+#include "translator/driver/translate_passes.h"
 #include "translator/probes/kernel_facts.h"
 
 #include <memory>

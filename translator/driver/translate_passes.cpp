@@ -1,5 +1,5 @@
-// pipeline.cpp - running the passes.
-#include "translator/driver/pipeline.h"
+// translate_passes.cpp - running passes 1-3.
+#include "translator/driver/translate_passes.h"
 
 #include <fnmatch.h>
 

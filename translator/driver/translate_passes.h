@@ -1,4 +1,4 @@
-// pipeline.h - the translator's passes in order, each with typed input and
+// translate_passes.h - passes 1-3, script to C, in order, each with typed input and
 // output: parse (-p1), elaborate (-p2: sema + PMU tables), translate (-p3: C).
 #pragma once
 

@@ -1,5 +1,5 @@
-// kernel_facts.cpp - the target kernel's facts for passes 1 and 2.
-#include "translator/driver/kernel_facts.h"
+// target_kernel.cpp - the target kernel's facts for passes 1 and 2.
+#include "translator/driver/target_kernel.h"
 
 #include <iostream>
 

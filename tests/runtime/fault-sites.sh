@@ -19,6 +19,8 @@ exec python3 - "$src" <<'PY'
 import os, re, sys
 
 src = sys.argv[1]
+sys.path.insert(0, os.path.join(src, "tests", "runtime"))
+from csource import blank  # noqa: E402
 WRAPPERS = {"stp_fail_null", "stp_fail_rc", "stp_fail_errptr"}
 # kernel calls that allocate or register something (and the compat shim)
 ALLOC = re.compile(r"^(?:k|kv|v)(?:m|z|c)alloc(?:_node|_array)?$|^vmalloc(?:_node)?$|"
@@ -36,29 +38,6 @@ REGISTER = {"proc_create", "proc_create_data", "proc_create_single", "proc_mkdir
             "kthread_create", "kthread_run", "alloc_workqueue", "register_trace_event"}
 # (file, function) pairs allowed bare: the compat shims' own bodies
 SHIMS = {("stp_compat.h", "stp_uprobe_register")}
-
-
-def blank(text):
-    """comments and string/char literals replaced by spaces (lines kept)"""
-    out, i, n = [], 0, len(text)
-    while i < n:
-        c = text[i]
-        if text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out.append(re.sub(r"[^\n]", " ", text[i:j])); i = j
-        elif text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            out.append(" " * (j - i)); i = j
-        elif c in "\"'":
-            j = i + 1
-            while j < n and text[j] != c:
-                j += 2 if text[j] == "\\" else 1
-            out.append(c + " " * (j - i - 1) + c); i = j + 1
-        else:
-            out.append(c); i += 1
-    return "".join(out)
 
 
 def check(name, text):

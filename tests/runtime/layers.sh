@@ -22,33 +22,13 @@ src=${1:?usage: layers.sh SOURCE_DIR}
 exec python3 - "$src" <<'PY'
 import os, re, sys, tempfile
 
+sys.path.insert(0, os.path.join(sys.argv[1], "tests", "runtime"))
+from csource import blank  # noqa: E402
+
 IDENT = re.compile(r"[A-Za-z_]\w*")
 KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "do", "else",
             "case", "typeof", "__typeof__", "defined", "__has_include",
             "__attribute__", "asm", "__asm__", "_Static_assert", "offsetof"}
-
-
-def blank(text):
-    """Comments, strings and char literals become spaces; newlines stay."""
-    out, i, n = [], 0, len(text)
-    while i < n:
-        c = text[i]
-        if text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out.append(re.sub(r"[^\n]", " ", text[i:j])); i = j
-        elif text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            out.append(" " * (j - i)); i = j
-        elif c in "\"'":
-            j = i + 1
-            while j < n and text[j] != c:
-                j += 2 if text[j] == "\\" else 1
-            out.append(c + " " * (min(j, n) - i - 1) + c); i = j + 1
-        else:
-            out.append(c); i += 1
-    return "".join(out)
 
 
 def join_continuations(text):

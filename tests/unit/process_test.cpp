@@ -199,6 +199,15 @@ bool ended(pid_t pid)
 	return false;
 }
 
+// the child reaped by its Captured (no zombie left to us), the grandchild killed
+void expect_reaped_and_killed(pid_t child, pid_t grandchild)
+{
+	errno = 0;
+	EXPECT_EQ(waitpid(child, nullptr, WNOHANG), -1);
+	EXPECT_EQ(errno, ECHILD);
+	EXPECT_TRUE(ended(grandchild));
+}
+
 } // namespace
 
 TEST(Captured, ReadsTheOutputAndTheStatus)
@@ -225,11 +234,7 @@ TEST(Captured, TimeoutKillsTheChildAndItsGrandchild)
 	auto o = c->finish(300);
 	ASSERT_FALSE(o);
 	EXPECT_EQ(o.error().what, "did not finish within 300 ms");
-	// the child reaped by us, the grandchild killed
-	errno = 0;
-	EXPECT_EQ(waitpid(child, nullptr, WNOHANG), -1);
-	EXPECT_EQ(errno, ECHILD);
-	EXPECT_TRUE(ended(grandchild));
+	expect_reaped_and_killed(child, grandchild);
 }
 
 TEST(Captured, DestructorKillsTheChildAndItsGrandchild)
@@ -245,10 +250,7 @@ TEST(Captured, DestructorKillsTheChildAndItsGrandchild)
 		grandchild = read_pid(pidfile);
 		ASSERT_GT(grandchild, 0);
 	}
-	errno = 0;
-	EXPECT_EQ(waitpid(child, nullptr, WNOHANG), -1);
-	EXPECT_EQ(errno, ECHILD);
-	EXPECT_TRUE(ended(grandchild));
+	expect_reaped_and_killed(child, grandchild);
 }
 
 // SIGTERM while a process of ours waits for its Captured: every Captured's

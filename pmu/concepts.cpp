@@ -120,9 +120,9 @@ bool in_group(std::string_view group, std::string_view pmu)
 	if (group == "arm64" || group == "intel" || group == "amd") {
 		auto arch = Resolver::pmu_arch(std::string(pmu));
 		if (group == "arm64")
-			return arch == Arch::arm64;
+			return arch == Arch::Arm64;
 		auto m = Resolver::cpu_matches(std::string(pmu));
-		if (arch != Arch::x86_64 || m.empty())
+		if (arch != Arch::X86_64 || m.empty())
 			return false;
 		return m.front().vendor == (group == "intel" ? "GenuineIntel" : "AuthenticAMD");
 	}

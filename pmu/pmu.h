@@ -7,17 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "translator/support/arch.h"
 #include "translator/support/result.h"
 
 namespace stap_pmu::pmu {
 
-// Target architecture of a module: decides what "host" and "all" mean.
-enum class Arch { x86_64, arm64 };
-
-// "x86_64"/"x86"/"amd64" or "arm64"/"aarch64"; "" is the build host's.
-std::optional<Arch> parse_arch(const std::string &name);
-Arch host_arch();
-const char *arch_name(Arch a);
+// Target architecture of a module (support/arch.h): decides what "host"
+// and "all" mean.
+using stap_pmu::Arch;
 
 // CPUID leaf 0x1A EAX[31:24], the core type of a hybrid Intel CPU.
 inline constexpr unsigned core_type_atom = 0x20; // E-core

@@ -73,7 +73,7 @@ Result<std::string> resolve_name(const std::string &name)
 std::vector<std::string> group(Arch arch, std::string_view vendor)
 {
 	std::vector<std::string> out;
-	if (arch == Arch::arm64) {
+	if (arch == Arch::Arm64) {
 		for (const auto &p : detail::arm_pmus())
 			out.emplace_back(p.name);
 		return out;
@@ -94,7 +94,7 @@ Result<std::vector<std::string>> Resolver::expand_targets(const std::vector<std:
 	for (const auto &item : spec) {
 		const detail::ArmPmu *arm = detail::find_arm_pmu(item);
 		if (arm)
-			return expand_targets(spec, Arch::arm64);
+			return expand_targets(spec, Arch::Arm64);
 		if (pmu_arch(item))
 			break;
 	}
@@ -124,7 +124,7 @@ Result<std::vector<std::string>> Resolver::expand_targets(const std::vector<std:
 			continue;
 		}
 		if (item == "all" || item == "intel" || item == "amd") {
-			if (item != "all" && arch != Arch::x86_64)
+			if (item != "all" && arch != Arch::X86_64)
 				return fail(fmt::format("'{}' names x86 PMUs; the target architecture is {}",
 							item, arch_name(arch)));
 			std::string_view vendor = item == "intel" ? "GenuineIntel"

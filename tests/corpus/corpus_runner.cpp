@@ -62,7 +62,7 @@ PreprocInput facts(bool guru)
 	PreprocInput in;
 	in.kernel_v = "6.1.0";
 	in.kernel_vr = "6.1.0-57-amd64"; // a fact for %( kernel_vr %) only
-	in.arch = "x86_64";
+	in.arch = Arch::X86_64;
 	in.config.set("CONFIG_X86", "y");
 	in.config.set("CONFIG_HZ", "250");
 	in.guru = guru;

@@ -25,7 +25,7 @@ static ParseOptions facts()
 	ParseOptions o;
 	o.pp.kernel_v = "6.1.0";
 	o.pp.kernel_vr = "6.1.0-57-amd64";
-	o.pp.arch = "x86_64";
+	o.pp.arch = Arch::X86_64;
 	o.pp.config.set("CONFIG_X86", "y");
 	o.pp.guru = true;
 	return o;

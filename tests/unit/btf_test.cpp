@@ -45,7 +45,7 @@ btf::Options options61()
 {
 	btf::Options o;
 	o.release = release61();
-	o.arch = "x86";
+	o.arch = Arch::X86_64;
 	return o;
 }
 
@@ -122,7 +122,7 @@ long offset_of(const std::string &name)
 std::string arm64_release61()
 {
 	std::vector<std::string> rels;
-	for (const std::string &root : kernel::foreign_kernel_roots("arm64")) {
+	for (const std::string &root : kernel::foreign_kernel_roots(Arch::Arm64)) {
 		std::error_code ec;
 		for (const auto &e : std::filesystem::directory_iterator(root, ec)) {
 			std::string n = e.path().filename().string();
@@ -136,7 +136,7 @@ std::string arm64_release61()
 
 std::string arm64_image()
 {
-	auto k = kernel::find_foreign_kernel("arm64", arm64_release61());
+	auto k = kernel::find_foreign_kernel(Arch::Arm64, arm64_release61());
 	EXPECT_TRUE(k) << (k ? "" : k.error().what);
 	return k ? k->vmlinuz : "";
 }
@@ -146,7 +146,7 @@ std::string arm64_image()
 TEST(BtfFacts, KernelOfTheTests)
 {
 	ASSERT_FALSE(release61().empty()) << "no /boot/vmlinuz-6.1.* with its build tree";
-	auto src = btf::kernel_btf_source(release61(), "x86");
+	auto src = btf::kernel_btf_source(release61(), Arch::X86_64);
 	ASSERT_TRUE(src) << src.error().what;
 	struct utsname u;
 	uname(&u);
@@ -638,12 +638,12 @@ TEST(BtfFacts, Arm64ImageBtf)
 	EXPECT_EQ(ps[3].name, "pos");
 
 	std::string release = fs::path(image).filename().string().substr(8);
-	auto src = btf::kernel_btf_source(release, "arm64");
+	auto src = btf::kernel_btf_source(release, Arch::Arm64);
 	ASSERT_TRUE(src) << src.error().what;
 	EXPECT_EQ(*src, image);
 	btf::Options o;
 	o.release = release;
-	o.arch = "arm64";
+	o.arch = Arch::Arm64;
 	BtfKernelFacts arm(o);
 	auto fns = arm.functions("", "vfs_read");
 	ASSERT_TRUE(fns) << fns.error().what;
@@ -668,7 +668,7 @@ TEST(BtfFacts, MissingKernelBtf)
 	ASSERT_TRUE(std::holds_alternative<CastError>(c));
 	EXPECT_EQ(std::get<CastError>(c).msg.rfind("@cast(..., \"kernel\") needs the kernel's BTF: ", 0),
 		  0u);
-	auto none = btf::kernel_btf_source("0.0.0-none", "x86");
+	auto none = btf::kernel_btf_source("0.0.0-none", Arch::X86_64);
 	ASSERT_FALSE(none);
 	EXPECT_EQ(none.error().what.rfind("kernel.function needs the kernel's BTF: ", 0), 0u);
 }

@@ -22,8 +22,11 @@ std::string drive_error(const Cli &cli)
 	return r.ok() ? "" : r.error().what;
 }
 
-std::string target_error(const Cli &cli)
+// -a / --vm-arch resolved as parse_command_line does, then pass 4's target.
+std::string target_error(Cli cli)
 {
+	if (Status st = resolve_arch(cli); !st)
+		return st.error().what;
 	Result<BuildTarget> t = resolve_build_target(cli);
 	EXPECT_FALSE(t.ok());
 	return t.ok() ? "" : t.error().what;
@@ -84,13 +87,20 @@ TEST(Driver, ReportPrintsOneErrorLine)
 TEST(DriverBuild, TargetChecks)
 {
 	Cli cli;
-	cli.arch = "sparc";
+	cli.arch_option = "sparc";
 	EXPECT_EQ(target_error(cli), "unsupported architecture 'sparc' (supported: x86_64, arm64)");
-	cli.arch = "arm64";
-	cli.vm_arch = "x86_64";
+	cli.arch_option = "";
+	cli.vm_arch_option = "mips";
+	EXPECT_EQ(target_error(cli), "unsupported architecture 'mips' (supported: x86_64, arm64)");
+	cli.arch_option = "arm64";
+	cli.vm_arch_option = "x86_64";
 	EXPECT_EQ(target_error(cli), "-a arm64 and --vm-arch x86_64 disagree");
-	if (kernel::host_debian_arch() == "amd64") {
-		cli.vm_arch = "";
+	// every spelling of one architecture agrees
+	cli.vm_arch_option = "aarch64";
+	EXPECT_EQ(resolve_arch(cli).ok(), true);
+	EXPECT_EQ(cli.arch, Arch::Arm64);
+	if (host_arch() == Arch::X86_64) {
+		cli.vm_arch_option = "";
 		cli.pass = 5;
 		EXPECT_EQ(target_error(cli), "a module built for arm64 cannot be loaded on this amd64 "
 					     "host; add --vm to run it in an arm64 guest");
@@ -133,7 +143,7 @@ TEST(DriverBuild, CacheKeyFollowsTheOptions)
 	Cli cli;
 	TranslateOptions topts;
 	BuildTarget bt;
-	bt.arch = "amd64";
+	bt.arch = Arch::X86_64;
 	std::string k = module_cache_key(cli, p, topts, bt, "m");
 	EXPECT_EQ(k.size(), 32u);
 	EXPECT_EQ(module_cache_key(cli, p, topts, bt, "m"), k);

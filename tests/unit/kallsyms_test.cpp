@@ -28,14 +28,14 @@ namespace {
 std::vector<kernel::GuestKernel> arm64_kernels()
 {
 	std::vector<kernel::GuestKernel> out;
-	for (const std::string &root : kernel::foreign_kernel_roots("arm64")) {
+	for (const std::string &root : kernel::foreign_kernel_roots(Arch::Arm64)) {
 		glob_t g{};
 		if (glob((root + "/*/.complete").c_str(), 0, nullptr, &g) == 0)
 			for (size_t i = 0; i < g.gl_pathc; ++i) {
 				std::string dir = std::string(g.gl_pathv[i]);
 				dir.resize(dir.size() - strlen("/.complete"));
 				std::string rel = dir.substr(dir.rfind('/') + 1);
-				auto k = kernel::find_foreign_kernel("arm64", rel);
+				auto k = kernel::find_foreign_kernel(Arch::Arm64, rel);
 				if (k && std::none_of(out.begin(), out.end(), [&](const auto &o) {
 					    return o.release == k->release;
 				    }))

@@ -98,17 +98,17 @@ TEST(KernelDefault, PickStockFlavourOfTheLine)
 	std::vector<std::string> r = {"6.12.117+deb12-rt-amd64", "6.12.117+deb12-amd64",
 				      "6.12.9+deb12-amd64",      "6.1.0-57-amd64",
 				      "6.1.0-9-amd64",           "6.12.117+deb12-cloud-amd64"};
-	EXPECT_EQ(kernel::pick_default_release(r, "amd64", std::string("6.1")), "6.1.0-57-amd64");
-	EXPECT_EQ(kernel::pick_default_release(r, "amd64", std::string("6.12")),
+	EXPECT_EQ(kernel::pick_default_release(r, Arch::X86_64, std::string("6.1")), "6.1.0-57-amd64");
+	EXPECT_EQ(kernel::pick_default_release(r, Arch::X86_64, std::string("6.12")),
 		  "6.12.117+deb12-amd64");
 	// no metapackage: the oldest line
-	EXPECT_EQ(kernel::pick_default_release(r, "amd64", std::nullopt), "6.1.0-57-amd64");
+	EXPECT_EQ(kernel::pick_default_release(r, Arch::X86_64, std::nullopt), "6.1.0-57-amd64");
 	// a line with no stock kernel installed: the oldest line
-	EXPECT_EQ(kernel::pick_default_release(r, "amd64", std::string("6.8")), "6.1.0-57-amd64");
+	EXPECT_EQ(kernel::pick_default_release(r, Arch::X86_64, std::string("6.8")), "6.1.0-57-amd64");
 	// never a non-stock flavour
 	EXPECT_FALSE(kernel::pick_default_release({"6.12.117+deb12-rt-amd64", "6.12.117+deb12-cloud-amd64"},
-						  "amd64", std::string("6.12")));
-	EXPECT_EQ(kernel::pick_default_release({"6.12.117+deb12-arm64", "6.1.0-57-arm64"}, "arm64",
+						  Arch::X86_64, std::string("6.12")));
+	EXPECT_EQ(kernel::pick_default_release({"6.12.117+deb12-arm64", "6.1.0-57-arm64"}, Arch::Arm64,
 					       std::string("6.12")),
 		  "6.12.117+deb12-arm64");
 }
@@ -117,11 +117,11 @@ TEST(KernelDefault, MetapackageLine)
 {
 	std::string d = temp_dir();
 	write(d + "/status", dpkg_status("amd64", "6.12.117+deb12-amd64"));
-	EXPECT_EQ(kernel::metapackage_line(d + "/status", "amd64"), "6.12");
-	EXPECT_FALSE(kernel::metapackage_line(d + "/status", "arm64"));
+	EXPECT_EQ(kernel::metapackage_line(d + "/status", Arch::X86_64), "6.12");
+	EXPECT_FALSE(kernel::metapackage_line(d + "/status", Arch::Arm64));
 	write(d + "/status", dpkg_status("amd64", "6.1.0-57-amd64", "deinstall ok config-files"));
-	EXPECT_FALSE(kernel::metapackage_line(d + "/status", "amd64"));
-	EXPECT_FALSE(kernel::metapackage_line(d + "/missing", "amd64"));
+	EXPECT_FALSE(kernel::metapackage_line(d + "/status", Arch::X86_64));
+	EXPECT_FALSE(kernel::metapackage_line(d + "/missing", Arch::X86_64));
 	fs::remove_all(d);
 }
 
@@ -129,7 +129,7 @@ TEST(KernelDefault, MetapackageLine)
 // linux-image-<arch> depends on, as dpkg-query reports it.
 TEST(KernelDefault, MetapackageLineOfThisHost)
 {
-	std::string arch = kernel::host_debian_arch();
+	std::string arch = std::string(debian_arch(host_arch()));
 	FILE *p = popen(("dpkg-query -W -f='${Status}|${Depends}' linux-image-" + arch +
 			 " 2>/dev/null").c_str(), "r");
 	ASSERT_NE(p, nullptr);
@@ -143,12 +143,12 @@ TEST(KernelDefault, MetapackageLineOfThisHost)
 	image = image.substr(0, image.find(' '));
 	auto want = kernel::parse_release(image);
 	ASSERT_TRUE(want) << image;
-	EXPECT_EQ(kernel::default_line(arch), want->line);
+	EXPECT_EQ(kernel::default_line(host_arch()), want->line);
 }
 
 TEST(KernelDefault, GuestKernelFromFakeBoot)
 {
-	std::string a = kernel::host_debian_arch();
+	std::string a = std::string(debian_arch(host_arch()));
 	std::string root = temp_dir();
 	for (std::string r : {"6.1.0-9-", "6.1.0-57-", "6.12.117+deb12-", "6.12.117+deb12-rt-",
 				     "6.12.117+deb12-cloud-"})
@@ -182,7 +182,7 @@ TEST(KernelDefault, GuestKernelFromFakeBoot)
 
 TEST(KernelDefault, OnlyOtherFlavoursIsAnError)
 {
-	std::string a = kernel::host_debian_arch();
+	std::string a = std::string(debian_arch(host_arch()));
 	std::string root = temp_dir();
 	install(root, "6.12.117+deb12-rt-" + a);
 	auto k = kernel::find_guest_kernel("", false, false, root);
@@ -200,7 +200,7 @@ TEST(KernelDefault, OnlyOtherFlavoursIsAnError)
 
 TEST(KernelDefault, ForeignKernelFollowsTheHostLine)
 {
-	std::string host = kernel::host_debian_arch();
+	std::string host = std::string(debian_arch(host_arch()));
 	std::string sysroot = temp_dir(), arm = temp_dir();
 	for (std::string r : {"6.1.0-57-arm64", "6.12.117+deb12-arm64", "6.12.117+deb12-rt-arm64"}) {
 		write(arm + "/" + r + "/.complete", "");
@@ -211,12 +211,12 @@ TEST(KernelDefault, ForeignKernelFollowsTheHostLine)
 	std::string saved = old ? old : "";
 	setenv("STAP_PMU_ARM64_ROOT", arm.c_str(), 1);
 	write(sysroot + "/var/lib/dpkg/status", dpkg_status(host, "6.1.0-57-" + host));
-	auto k = kernel::find_foreign_kernel("arm64", "", sysroot);
+	auto k = kernel::find_foreign_kernel(Arch::Arm64, "", sysroot);
 	ASSERT_TRUE(k) << k.error().what;
 	EXPECT_EQ(k->release, "6.1.0-57-arm64");
 	write(sysroot + "/var/lib/dpkg/status", dpkg_status(host, "6.12.117+deb12-" + host));
-	EXPECT_EQ(kernel::find_foreign_kernel("arm64", "", sysroot)->release, "6.12.117+deb12-arm64");
-	EXPECT_EQ(kernel::find_foreign_kernel("arm64", "6.12.117+deb12-rt-arm64", sysroot)->release,
+	EXPECT_EQ(kernel::find_foreign_kernel(Arch::Arm64, "", sysroot)->release, "6.12.117+deb12-arm64");
+	EXPECT_EQ(kernel::find_foreign_kernel(Arch::Arm64, "6.12.117+deb12-rt-arm64", sysroot)->release,
 		  "6.12.117+deb12-rt-arm64");
 	if (old)
 		setenv("STAP_PMU_ARM64_ROOT", saved.c_str(), 1);
@@ -290,8 +290,8 @@ TEST(KernelBuilt, Arm64EntryIsAForeignKernel)
 	write(e + "/complete", "");
 	// no unpacked arm64 kernel: no busybox for its guest (only checkable where
 	// the fixed root /var/cache/stap-pmu/arm64 has none either)
-	if (!kernel::find_foreign_kernel("arm64", "")) {
-		auto none = kernel::find_foreign_kernel("arm64", rel);
+	if (!kernel::find_foreign_kernel(Arch::Arm64, "")) {
+		auto none = kernel::find_foreign_kernel(Arch::Arm64, rel);
 		ASSERT_FALSE(none);
 		EXPECT_EQ(none.error().what.rfind("no static arm64 busybox for the guest of " + rel, 0),
 			  0u) << none.error().what;
@@ -299,16 +299,16 @@ TEST(KernelBuilt, Arm64EntryIsAForeignKernel)
 	std::string stock = roots + "/6.1.0-57-arm64";
 	write(stock + "/.complete", "");
 	write(stock + "/bin/busybox", "busybox");
-	auto k = kernel::find_foreign_kernel("arm64", rel);
+	auto k = kernel::find_foreign_kernel(Arch::Arm64, rel);
 	ASSERT_TRUE(k) << k.error().what;
 	EXPECT_EQ(k->release, rel);
-	EXPECT_EQ(k->arch, "arm64");
+	EXPECT_EQ(k->arch, Arch::Arm64);
 	EXPECT_EQ(k->boot_image(), e + "/Image");
 	EXPECT_EQ(k->busybox, stock + "/bin/busybox"); // $STAP_PMU_ARM64_ROOT is searched first
 	EXPECT_FALSE(k->pseudo_nmi); // a similar name is not the option
 	write(e + "/build/include/generated/autoconf.h",
 	      "#define CONFIG_ARM64 1\n#define CONFIG_ARM64_PSEUDO_NMI 1\n");
-	k = kernel::find_foreign_kernel("arm64", rel);
+	k = kernel::find_foreign_kernel(Arch::Arm64, rel);
 	ASSERT_TRUE(k) << k.error().what;
 	EXPECT_TRUE(k->pseudo_nmi);
 	EXPECT_TRUE(kernel::tree_config_set(e + "/build", "CONFIG_ARM64_PSEUDO_NMI"));
@@ -369,7 +369,7 @@ TEST(KernelVmlinux, ZstdFrame)
 // its extraction is an x86-64 ELF whose banner names the release.
 TEST(KernelVmlinux, Real612Vmlinuz)
 {
-	std::string arch = kernel::host_debian_arch();
+	std::string arch = std::string(debian_arch(host_arch()));
 	std::vector<std::string> found;
 	std::error_code ec;
 	for (const auto &e : fs::directory_iterator("/boot", ec)) {

@@ -56,7 +56,7 @@ TEST(Language, PreprocessorComparesVersionsNumerically)
 	PreprocInput in;
 	in.kernel_v = "5.10.0";
 	in.kernel_vr = "5.10.0-28-amd64";
-	in.arch = "x86_64";
+	in.arch = Arch::X86_64;
 	in.config.set("CONFIG_HZ", "250");
 	in.config.set("CONFIG_SMP", "y");
 	auto pick = [&](const std::string &cond) {

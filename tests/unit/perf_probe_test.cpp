@@ -116,7 +116,7 @@ TEST(PmuCompactTables, FourPortableEventsForEveryX86PmuFitIn1K)
 {
 	using namespace stap_pmu::pmu;
 	ASSERT_TRUE(Resolver::init());
-	auto all = Resolver::expand_targets({"all"}, Arch::x86_64);
+	auto all = Resolver::expand_targets({"all"}, Arch::X86_64);
 	ASSERT_TRUE(all) << all.error().what;
 	std::vector<std::string> targets = std::move(*all);
 	ASSERT_GE(targets.size(), 51u);

@@ -203,21 +203,21 @@ TEST(PmuHybrid, CoreTypeRule)
 
 TEST(PmuHybrid, TargetsIncludeTheHybridRows)
 {
-	auto intel_targets = Resolver::expand_targets({"intel"}, Arch::x86_64);
+	auto intel_targets = Resolver::expand_targets({"intel"}, Arch::X86_64);
 	ASSERT_TRUE(intel_targets);
 	for (const char *p : {"adl_glc", "adl_grt", "mtl_rwc", "mtl_cmt"}) {
 		EXPECT_NE(std::find(intel_targets->begin(), intel_targets->end(), p),
 			  intel_targets->end())
 			<< p;
-		auto one = Resolver::expand_targets({p}, Arch::x86_64);
+		auto one = Resolver::expand_targets({p}, Arch::X86_64);
 		ASSERT_TRUE(one) << p;
 		EXPECT_EQ(*one, std::vector<std::string>{p});
-		EXPECT_EQ(Resolver::pmu_arch(p), Arch::x86_64);
+		EXPECT_EQ(Resolver::pmu_arch(p), Arch::X86_64);
 	}
-	auto amd = Resolver::expand_targets({"amd"}, Arch::x86_64);
+	auto amd = Resolver::expand_targets({"amd"}, Arch::X86_64);
 	ASSERT_TRUE(amd);
 	EXPECT_EQ(std::find(amd->begin(), amd->end(), "adl_glc"), amd->end());
-	auto arm = Resolver::expand_targets({"adl_glc"}, Arch::arm64);
+	auto arm = Resolver::expand_targets({"adl_glc"}, Arch::Arm64);
 	ASSERT_FALSE(arm);
 	EXPECT_EQ(arm.error().what, "PMU 'adl_glc' is an x86_64 PMU; the target architecture is arm64");
 }

@@ -141,7 +141,7 @@ TEST(PmuRuntimeMatch, HybridModelsAndCoreTypes)
 // x86 row, the generic one last.
 TEST(PmuRuntimeMatch, RowNamesDecode)
 {
-	auto all = Resolver::expand_targets({"all", "perf"}, Arch::x86_64);
+	auto all = Resolver::expand_targets({"all", "perf"}, Arch::X86_64);
 	ASSERT_TRUE(all);
 	FatTable t = build_fat_table({"perf::cpu-clock", "perf::task-clock"}, *all);
 	ASSERT_EQ(t.rows.size(), all->size());

@@ -175,30 +175,30 @@ TEST(PmuConcepts, ResolvePerPmu)
 
 TEST(PmuTargets, GroupsAndArch)
 {
-	auto all = Resolver::expand_targets({"all"}, Arch::x86_64);
+	auto all = Resolver::expand_targets({"all"}, Arch::X86_64);
 	ASSERT_TRUE(all) << all.error().what;
 	EXPECT_EQ(all->size(), 51u); // 47 libpfm4 PMUs, 4 hybrid Intel ones
-	auto intel = Resolver::expand_targets({"intel"}, Arch::x86_64);
-	auto amd = Resolver::expand_targets({"amd"}, Arch::x86_64);
+	auto intel = Resolver::expand_targets({"intel"}, Arch::X86_64);
+	auto amd = Resolver::expand_targets({"amd"}, Arch::X86_64);
 	ASSERT_TRUE(intel && amd);
 	EXPECT_EQ(intel->size() + amd->size(), 51u);
 	EXPECT_EQ(intel->front(), "core");
 	EXPECT_EQ(amd->back(), "amd64_fam19h_zen4");
-	auto arm = Resolver::expand_targets({"all", "perf"}, Arch::arm64);
+	auto arm = Resolver::expand_targets({"all", "perf"}, Arch::Arm64);
 	ASSERT_TRUE(arm) << arm.error().what;
 	EXPECT_EQ(*arm, (std::vector<std::string>{"arm_ac53", "arm_ac57", "arm_ac72", "arm_ac76",
 						  "arm_n1", "arm_n2", "arm_v1", "perf"}));
 	auto a57 = Resolver::expand_targets({"cortex-a57"});
 	ASSERT_TRUE(a57) << a57.error().what;
 	EXPECT_EQ(*a57, std::vector<std::string>{"arm_ac57"});
-	auto skl = Resolver::expand_targets({"skl"}, Arch::arm64);
+	auto skl = Resolver::expand_targets({"skl"}, Arch::Arm64);
 	ASSERT_FALSE(skl);
 	EXPECT_EQ(skl.error().what, "PMU 'skl' is an x86_64 PMU; the target architecture is arm64");
-	auto intel_arm = Resolver::expand_targets({"intel"}, Arch::arm64);
+	auto intel_arm = Resolver::expand_targets({"intel"}, Arch::Arm64);
 	ASSERT_FALSE(intel_arm);
 	EXPECT_EQ(intel_arm.error().what, "'intel' names x86 PMUs; the target architecture is arm64");
 #if !defined(__aarch64__)
-	auto host = Resolver::expand_targets({"host"}, Arch::arm64);
+	auto host = Resolver::expand_targets({"host"}, Arch::Arm64);
 	ASSERT_TRUE(host) << host.error().what;
 	EXPECT_TRUE(host->empty());
 #endif

@@ -141,7 +141,7 @@ TEST(Syscalls, GeneratedTapset)
 		{"newfstat", {{"unsigned int", "fd"}, {"struct stat __user *", "statbuf"}}},
 	};
 	std::set<std::string> present = {"read", "openat", "getpid", "newfstat", "mmap", "odd"};
-	std::string t = syscalls::generate_tapset(protos, present, "x86_64");
+	std::string t = syscalls::generate_tapset(protos, present, Arch::X86_64);
 	for (const char *want : {
 		     "probe syscall.read = kprobe.function(\"__x64_sys_read\") {\n"
 		     "\tname = \"read\"\n\t__regs = register(\"rdi\")\n"
@@ -173,13 +173,13 @@ TEST(Syscalls, GeneratedTapset)
 	EXPECT_EQ(f.script.probes.size(), 6u * 4);
 
 	// arm64: the pt_regs in x0, arguments in regs[0..5]
-	std::string a = syscalls::generate_tapset(protos, present, "arm64");
+	std::string a = syscalls::generate_tapset(protos, present, Arch::Arm64);
 	EXPECT_NE(a.find("kprobe.function(\"__arm64_sys_read\")"), std::string::npos);
 	EXPECT_NE(a.find("\t__regs = register(\"x0\")\n\tfd = kernel_long(__regs + 0) & 0xffffffff\n"
 			 "\tbuf_uaddr = kernel_long(__regs + 8)\n"),
 		  std::string::npos);
 	// without the symbol table: every prototype, each point optional
-	std::string u = syscalls::generate_tapset(protos, std::nullopt, "x86_64");
+	std::string u = syscalls::generate_tapset(protos, std::nullopt, Arch::X86_64);
 	EXPECT_NE(u.find("kprobe.function(\"__x64_sys_openat\") ? {"), std::string::npos);
 	EXPECT_NE(u.find("kprobe.function(\"__x64_sys_openat\").return ? {"), std::string::npos);
 	EXPECT_EQ(u.find("__x64_sys_odd"), std::string::npos);
@@ -187,7 +187,7 @@ TEST(Syscalls, GeneratedTapset)
 	EXPECT_FALSE(fu.diags.has_errors()) << fu.rendered();
 	// the calls of syscalls.h this kernel lacks are named in a comment
 	std::set<std::string> some = {"read", "getpid"};
-	std::string l = syscalls::generate_tapset(protos, some, "x86_64");
+	std::string l = syscalls::generate_tapset(protos, some, Arch::X86_64);
 	EXPECT_NE(l.find("// In syscalls.h but without a probeable wrapper here (no alias):\n"
 			 "// openat newfstat\n"),
 		  std::string::npos)
@@ -207,7 +207,7 @@ TEST(Syscalls, GeneratedStringsAndEntryArguments)
 	std::set<std::string> present = {"read", "openat", "getpid"};
 	// a wrapper whose BTF prototype is SYSCALL_DEFINE0's names it __unused
 	std::map<std::string, std::string> btf = {{"read", "regs"}, {"openat", "__unused"}};
-	std::string t = syscalls::generate_tapset(protos, present, "x86_64", btf);
+	std::string t = syscalls::generate_tapset(protos, present, Arch::X86_64, btf);
 	for (const char *want : {
 		     "\tdfd_str = _dfd_str(dfd)\n"
 		     "\tfilename = user_string_quoted(filename_uaddr)\n"
@@ -233,7 +233,7 @@ TEST(Syscalls, GeneratedStringsAndEntryArguments)
 	EXPECT_FALSE(f.diags.has_errors()) << f.rendered();
 
 	// arm64: the pt_regs pointer saved at entry, the registers read from it
-	std::string a = syscalls::generate_tapset(protos, present, "arm64", btf);
+	std::string a = syscalls::generate_tapset(protos, present, Arch::Arm64, btf);
 	EXPECT_NE(a.find("probe syscall.read.return = kernel.function(\"__arm64_sys_read\").return {\n"
 			 "\tname = \"read\"\n\t__regs = @entry($regs)\n"
 			 "\tfd = kernel_long(__regs + 0) & 0xffffffff\n"),
@@ -302,7 +302,7 @@ TEST(Syscalls, AllOfAnInstalledKernel)
 	std::set<std::string> present;
 	for (const Syscall &s : protos)
 		present.insert(s.name);
-	std::string t = syscalls::generate_tapset(protos, present, "x86_64");
+	std::string t = syscalls::generate_tapset(protos, present, Arch::X86_64);
 	auto helpers = sys::read_file(STAP_PMU_SOURCE_DIR "/tapsets/syscalls.stp");
 	ASSERT_TRUE(helpers);
 	test::Checked c(t + *helpers + "\nglobal n\nprobe syscall.* { n++ }\nprobe nd_syscall.*.return { n++ }\n");

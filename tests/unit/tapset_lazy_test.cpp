@@ -129,7 +129,7 @@ TEST(TapsetLazy, RealTapsetsScanCoversEveryDefinition)
 {
 	std::string dir = STAP_PMU_SOURCE_DIR "/tapsets";
 	for (const char *kv : {"4.19.0", "5.10.0", "6.1.0", "6.12.0"})
-		for (const char *arch : {"x86_64", "arm64"}) {
+		for (Arch arch : {Arch::X86_64, Arch::Arm64}) {
 			PreprocInput pp;
 			pp.kernel_v = kv;
 			pp.kernel_vr = std::string(kv) + "-1-amd64";

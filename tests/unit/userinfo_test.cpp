@@ -163,10 +163,10 @@ std::pair<int, long> cfa_rule(const std::string &file, uint64_t pc)
 	return rule;
 }
 
-ElfProcessFacts facts(std::string arch = "x86", std::vector<std::string> debug = {})
+ElfProcessFacts facts(Arch arch = Arch::X86_64, std::vector<std::string> debug = {})
 {
 	ElfProcessFactsOptions o;
-	o.arch = std::move(arch);
+	o.arch = arch;
 	o.debug_dirs = std::move(debug);
 	return ElfProcessFacts(o);
 }
@@ -226,8 +226,8 @@ TEST(UserInfo, ResolvePathErrors)
 	std::string arm = fs::canonical(dir + "/prog_arm64_O0").string();
 	EXPECT_EQ(f.resolve_path(arm).error().what,
 		  arm + " is an arm64 ELF file, the target is x86");
-	EXPECT_TRUE(facts("arm64").resolve_path(arm).ok());
-	EXPECT_EQ(facts("arm64").resolve_path(prog0).error().what,
+	EXPECT_TRUE(facts(Arch::Arm64).resolve_path(arm).ok());
+	EXPECT_EQ(facts(Arch::Arm64).resolve_path(prog0).error().what,
 		  fs::canonical(prog0).string() + " is an x86-64 ELF file, the target is arm64");
 	// a bare name: the first program of the target's architecture, past
 	// one of another architecture earlier in $PATH
@@ -238,12 +238,12 @@ TEST(UserInfo, ResolvePathErrors)
 	std::string saved = getenv("PATH") ? getenv("PATH") : "";
 	setenv("PATH", (t->path() + "/host").c_str(), 1);
 	ElfProcessFactsOptions o;
-	o.arch = "arm64";
+	o.arch = Arch::Arm64;
 	o.extra_dirs = {t->path() + "/guest"};
 	auto g = ElfProcessFacts(o).resolve_path("prog");
-	o.arch = "x86";
+	o.arch = Arch::X86_64;
 	auto h = ElfProcessFacts(o).resolve_path("prog");
-	o.arch = "arm64";
+	o.arch = Arch::Arm64;
 	o.extra_dirs = {};
 	auto none = ElfProcessFacts(o).resolve_path("prog");
 	setenv("PATH", saved.c_str(), 1);
@@ -478,7 +478,7 @@ TEST(UserInfo, DebuglinkFile)
 			  "--add-gnu-debuglink=prog.debug " + prog0 + " prog")
 				 .c_str()),
 		  0);
-	auto f = facts("x86", {});
+	auto f = facts(Arch::X86_64, {});
 	UserFunction u = one(f, p, "walk", false);
 	EXPECT_TRUE(u.has_dwarf);
 	EXPECT_EQ(u.fn.info_file, d);
@@ -650,7 +650,7 @@ TEST(UserInfo, BuildIdDebugFile)
 		  0);
 	auto none = facts();
 	EXPECT_FALSE(none.functions(stripped, "add_ints", false).ok());
-	auto f = facts("x86", {t->path() + "/debug"});
+	auto f = facts(Arch::X86_64, {t->path() + "/debug"});
 	UserFunction u = one(f, stripped, "add_ints", false);
 	UserFunction ref = one(facts(), prog0, "add_ints", false);
 	EXPECT_TRUE(u.has_dwarf);
@@ -764,7 +764,7 @@ TEST(UserInfo, SdtArgumentsX86)
 		{"4@$0x10", Location::Const, 0, 16, 4, false},
 	};
 	for (const Case &c : cases) {
-		TargetAccess a = parse_sdt_arg(c.text, "x86");
+		TargetAccess a = parse_sdt_arg(c.text, Arch::X86_64);
 		EXPECT_EQ(a.base, TargetAccess::Loc) << c.text;
 		EXPECT_TRUE(a.user);
 		EXPECT_EQ(a.loc.kind, c.kind) << c.text;
@@ -776,39 +776,39 @@ TEST(UserInfo, SdtArgumentsX86)
 		EXPECT_EQ(a.is_signed, c.sign) << c.text;
 	}
 	for (const char *bad : {"4@(%rax,%rbx,4)", "3@%eax", "x@%eax", "4@%xmm0", "8@foo(%rip)"})
-		EXPECT_EQ(parse_sdt_arg(bad, "x86").size, 0u) << bad;
+		EXPECT_EQ(parse_sdt_arg(bad, Arch::X86_64).size, 0u) << bad;
 }
 
 TEST(UserInfo, SdtArgumentsArm64)
 {
-	TargetAccess r = parse_sdt_arg("-4@x19", "arm64");
+	TargetAccess r = parse_sdt_arg("-4@x19", Arch::Arm64);
 	EXPECT_EQ(r.loc.kind, Location::Reg);
 	EXPECT_EQ(r.loc.reg, 19);
 	EXPECT_EQ(r.size, 4u);
 	EXPECT_TRUE(r.is_signed);
-	TargetAccess w = parse_sdt_arg("4@w3", "arm64");
+	TargetAccess w = parse_sdt_arg("4@w3", Arch::Arm64);
 	EXPECT_EQ(w.loc.reg, 3);
-	TargetAccess sp = parse_sdt_arg("8@[sp, 16]", "arm64");
+	TargetAccess sp = parse_sdt_arg("8@[sp, 16]", Arch::Arm64);
 	EXPECT_EQ(sp.loc.kind, Location::Mem);
 	EXPECT_EQ(sp.loc.reg, 31);
 	EXPECT_EQ(sp.loc.off, 16);
-	TargetAccess x1 = parse_sdt_arg("8@[x1]", "arm64");
+	TargetAccess x1 = parse_sdt_arg("8@[x1]", Arch::Arm64);
 	EXPECT_EQ(x1.loc.kind, Location::Mem);
 	EXPECT_EQ(x1.loc.reg, 1);
 	EXPECT_EQ(x1.loc.off, 0);
-	TargetAccess neg = parse_sdt_arg("-8@[x29, #-8]", "arm64");
+	TargetAccess neg = parse_sdt_arg("-8@[x29, #-8]", Arch::Arm64);
 	EXPECT_EQ(neg.loc.off, -8);
-	TargetAccess k = parse_sdt_arg("4@42", "arm64");
+	TargetAccess k = parse_sdt_arg("4@42", Arch::Arm64);
 	EXPECT_EQ(k.loc.kind, Location::Const);
 	EXPECT_EQ(k.loc.off, 42);
-	EXPECT_EQ(parse_sdt_arg("-8@[x0, #:lo12:.LANCHOR0]", "arm64").size, 0u);
-	EXPECT_EQ(parse_sdt_arg("8@x31", "arm64").size, 0u);
+	EXPECT_EQ(parse_sdt_arg("-8@[x0, #:lo12:.LANCHOR0]", Arch::Arm64).size, 0u);
+	EXPECT_EQ(parse_sdt_arg("8@x31", Arch::Arm64).size, 0u);
 }
 
 #ifdef STAP_PMU_USERINFO_ARM64
 TEST(UserInfo, Arm64Binary)
 {
-	auto f = facts("arm64");
+	auto f = facts(Arch::Arm64);
 	std::string p0 = dir + "/prog_arm64_O0", p2 = dir + "/prog_arm64_O2";
 	check_marks(f, p0);
 	check_marks(f, p2);
@@ -816,7 +816,7 @@ TEST(UserInfo, Arm64Binary)
 	ASSERT_TRUE(m.ok());
 	std::vector<NoteRow> rows = readelf_notes(p2);
 	for (size_t i = 0; i < m->front().args.size(); i++) {
-		TargetAccess want = parse_sdt_arg(rows[0].args[i], "arm64");
+		TargetAccess want = parse_sdt_arg(rows[0].args[i], Arch::Arm64);
 		EXPECT_EQ(m->front().args[i].loc.kind, want.loc.kind);
 		EXPECT_EQ(m->front().args[i].loc.reg, want.loc.reg);
 	}
@@ -847,9 +847,9 @@ TEST(UserInfo, Arm64Binary)
 
 // PLT stubs where objdump labels them "<name@plt>" (the arch's objdump: the
 // file's path may name either architecture, e.g. a checkout in .../arm64soak).
-uint64_t objdump_plt(const std::string &arch, const std::string &file, const std::string &name)
+uint64_t objdump_plt(Arch arch, const std::string &file, const std::string &name)
 {
-	std::string objdump = arch == "arm64" ? "aarch64-linux-gnu-objdump" : "objdump";
+	std::string objdump = arch == Arch::Arm64 ? "aarch64-linux-gnu-objdump" : "objdump";
 	for (const std::string &l : lines_of(run(objdump + " -d " + file)))
 		if (l.find("<" + name + "@plt>:") != std::string::npos)
 			return std::stoull(l, nullptr, 16);
@@ -858,9 +858,9 @@ uint64_t objdump_plt(const std::string &arch, const std::string &file, const std
 
 TEST(UserInfo, Plt)
 {
-	std::vector<std::pair<std::string, std::string>> progs = {{"x86", prog0}};
+	std::vector<std::pair<Arch, std::string>> progs = {{Arch::X86_64, prog0}};
 #ifdef STAP_PMU_USERINFO_ARM64
-	progs.push_back({"arm64", dir + "/prog_arm64_O0"});
+	progs.push_back({Arch::Arm64, dir + "/prog_arm64_O0"});
 #endif
 	for (auto &[arch, p] : progs) {
 		auto f = facts(arch);
@@ -958,14 +958,14 @@ TEST(DwarfLoc, Refusals)
 		  "$x is optimized out at f+0x12 (its location needs more than one memory read)");
 	EXPECT_EQ(compile({}).error().what, "$x is optimized out at f+0x12 (it has no location here)");
 	dwarfloc::Context arm = ctx();
-	arm.arch = dwarfloc::Arch::Arm64;
+	arm.arch = Arch::Arm64;
 	Dwarf_Op sp = op(DW_OP_reg31);
 	EXPECT_TRUE(dwarfloc::compile(arm, &sp, 1, nullptr).ok());
 	Dwarf_Op v0 = op(DW_OP_regx, 64);
 	EXPECT_FALSE(dwarfloc::compile(arm, &v0, 1, nullptr).ok());
-	EXPECT_EQ(dwarfloc::reg_name(dwarfloc::Arch::X86_64, 5), "rdi");
-	EXPECT_EQ(dwarfloc::reg_number(dwarfloc::Arch::X86_64, "r10d"), 10);
-	EXPECT_EQ(dwarfloc::reg_number(dwarfloc::Arch::Arm64, "sp"), 31);
+	EXPECT_EQ(dwarfloc::reg_name(Arch::X86_64, 5), "rdi");
+	EXPECT_EQ(dwarfloc::reg_number(Arch::X86_64, "r10d"), 10);
+	EXPECT_EQ(dwarfloc::reg_number(Arch::Arm64, "sp"), 31);
 }
 
 } // namespace

@@ -69,7 +69,7 @@ const vm::InitramfsEntry *resolve(const std::map<std::string, vm::InitramfsEntry
 
 TEST(VmFiles, ReadsDynamicElf)
 {
-	std::string ut = guest_program("x86", "uprobe-target");
+	std::string ut = guest_program(Arch::X86_64, "uprobe-target");
 	ASSERT_EQ(access(ut.c_str(), R_OK), 0) << ut;
 	auto d = vm::read_elf_deps(ut);
 	ASSERT_TRUE(d) << d.error().what;
@@ -84,11 +84,11 @@ TEST(VmFiles, ReadsDynamicElf)
 
 TEST(VmFiles, ReadsStaticElf)
 {
-	auto d = vm::read_elf_deps(guest_program("x86", "pmu-workload"));
+	auto d = vm::read_elf_deps(guest_program(Arch::X86_64, "pmu-workload"));
 	ASSERT_TRUE(d) << d.error().what;
 	EXPECT_EQ(d->interp, "");
 	EXPECT_TRUE(d->needed.empty());
-	std::string arm = guest_program("arm64", "uprobe-target");
+	std::string arm = guest_program(Arch::Arm64, "uprobe-target");
 	if (access(arm.c_str(), R_OK) == 0) {
 		auto a = vm::read_elf_deps(arm);
 		ASSERT_TRUE(a) << a.error().what;
@@ -114,7 +114,7 @@ TEST(VmFiles, RefusesNonElf)
 // symbolic links) and libc, each reachable at its host path.
 TEST(VmFiles, DynamicProgramWithItsLibraries)
 {
-	std::string ut = guest_program("x86", "uprobe-target");
+	std::string ut = guest_program(Arch::X86_64, "uprobe-target");
 	auto v = vm::user_file_entries({ut});
 	ASSERT_TRUE(v) << v.error().what;
 	auto m = by_path(*v);
@@ -183,9 +183,9 @@ TEST(VmFiles, ProbedGuestProgramIsLinked)
 {
 	vm::VmOptions o;
 	o.module_path = "/t/m.ko";
-	o.loader_path = guest_program("x86", "stap-pmu-loader");
-	o.workload_path = guest_program("x86", "pmu-workload");
-	o.uprobe_target_path = guest_program("x86", "uprobe-target");
+	o.loader_path = guest_program(Arch::X86_64, "stap-pmu-loader");
+	o.workload_path = guest_program(Arch::X86_64, "pmu-workload");
+	o.uprobe_target_path = guest_program(Arch::X86_64, "uprobe-target");
 	auto plain = by_path(vm::initramfs_entries(o));
 	EXPECT_EQ(plain["stap-pmu/bin/pmu-workload"].source, o.workload_path);
 	EXPECT_EQ(plain["stap-pmu/bin/uprobe-target"].source, o.uprobe_target_path);

@@ -81,7 +81,7 @@ TEST(KernelTree, ReleaseAndArch)
 	std::string d = make_temp_dir();
 	fake_tree(d + "/a");
 	EXPECT_EQ(kernel::tree_release(d + "/a"), "6.1.0-57-amd64"); // UTS_RELEASE wins
-	EXPECT_EQ(kernel::tree_arch(d + "/a"), "x86");
+	EXPECT_EQ(kernel::tree_arch(d + "/a"), Arch::X86_64);
 	fake_tree(d + "/b", false);
 	EXPECT_EQ(kernel::tree_release(d + "/b"), "6.1.192"); // fallback
 	EXPECT_FALSE(kernel::tree_release(d + "/nothing"));
@@ -89,7 +89,7 @@ TEST(KernelTree, ReleaseAndArch)
 	auto t = kernel::find_build_tree(d + "/a");
 	ASSERT_TRUE(t.ok()) << t.error().what;
 	EXPECT_EQ(t->release, "6.1.0-57-amd64");
-	EXPECT_EQ(t->arch, "x86");
+	EXPECT_EQ(t->arch, Arch::X86_64);
 	EXPECT_EQ(t->dir, fs::canonical(d + "/a").string());
 	fs::remove_all(d);
 }
@@ -125,7 +125,7 @@ TEST(KernelForeign, MissingKernelNamesRootsAndScript)
 	const char *old = getenv("STAP_PMU_ARM64_ROOT");
 	std::string saved = old ? old : "";
 	setenv("STAP_PMU_ARM64_ROOT", d.c_str(), 1);
-	auto k = kernel::find_foreign_kernel("arm64", "0.0.0-none");
+	auto k = kernel::find_foreign_kernel(Arch::Arm64, "0.0.0-none");
 	ASSERT_FALSE(k.ok());
 	EXPECT_EQ(k.error().what.rfind("no arm64 kernel 0.0.0-none unpacked in " + d + ", ", 0), 0u)
 		<< k.error().what;
@@ -134,12 +134,12 @@ TEST(KernelForeign, MissingKernelNamesRootsAndScript)
 	std::string base = d + "/6.1.0-9-arm64";
 	write(base + "/.complete", "");
 	fake_tree(base + "/usr/src/linux-headers-6.1.0-9-arm64");
-	auto partial = kernel::find_foreign_kernel("arm64");
+	auto partial = kernel::find_foreign_kernel(Arch::Arm64);
 	ASSERT_FALSE(partial.ok());
 	EXPECT_NE(partial.error().what.find("has no " + base + "/boot/vmlinuz-6.1.0-9-arm64"),
 		  std::string::npos);
 	write(base + "/boot/vmlinuz-6.1.0-9-arm64", "");
-	auto found = kernel::find_foreign_kernel("arm64");
+	auto found = kernel::find_foreign_kernel(Arch::Arm64);
 	ASSERT_TRUE(found.ok()) << found.error().what;
 	EXPECT_EQ(found->release, "6.1.0-9-arm64");
 	EXPECT_EQ(found->busybox, base + "/bin/busybox");
@@ -343,7 +343,7 @@ TEST(VmQemu, Argv)
 TEST(VmQemu, Arm64PseudoNmi)
 {
 	auto o = sample_options();
-	vm::set_arch_defaults(o, "arm64");
+	vm::set_arch_defaults(o, Arch::Arm64);
 	auto after = [](const std::vector<std::string> &a, const std::string &flag) {
 		auto it = std::find(a.begin(), a.end(), flag);
 		return it == a.end() || it + 1 == a.end() ? std::string() : *(it + 1);
@@ -359,7 +359,7 @@ TEST(VmQemu, Arm64PseudoNmi)
 	EXPECT_EQ(after(a, "-append"),
 		  "console=ttyAMA0 panic=-1 oops=panic loglevel=4 nokaslr irqchip.gicv3_pseudo_nmi=1");
 	// on x86 the flag means nothing
-	vm::set_arch_defaults(o, "x86");
+	vm::set_arch_defaults(o, Arch::X86_64);
 	a = vm::qemu_argv(o, "/t/initrd.img", "/t");
 	EXPECT_EQ(std::find(a.begin(), a.end(), "-M"), a.end());
 	EXPECT_EQ(after(a, "-append").find("gicv3"), std::string::npos);
@@ -542,7 +542,7 @@ TEST(VmInit, PortsOpenOnceBeforeTheMarker)
 		}
 	}
 	auto o = sample_options();
-	vm::set_arch_defaults(o, "arm64");
+	vm::set_arch_defaults(o, Arch::Arm64);
 	EXPECT_NE(vm::init_script(o).find("exec 3<>/dev/ttyS0 4<>/dev/ttyS1 5<>/dev/ttyS2\n"),
 		  std::string::npos);
 }

@@ -115,7 +115,7 @@ std::string recipe_key(const KbuildRequest &req)
 	k.add_file_stat("tree.modpost", req.build_tree + "/scripts/mod/modpost");
 	k.add_file_stat("tree.objtool", req.build_tree + "/tools/objtool/objtool");
 	k.add("kbuild", kbuild_file(req, kbuild_replay::kNameMark));
-	k.add("arch", req.arch);
+	k.add("arch", req.arch ? kbuild_arch(*req.arch) : "");
 	k.add("cross", req.cross_compile);
 	for (const std::string &v : req.make_vars)
 		k.add("var", v);
@@ -135,8 +135,8 @@ std::string make_command(const KbuildRequest &req, const fs::path &dir)
 {
 	std::string cmd = std::string(kLocale) + "make -C " + text::shell_quote(req.build_tree) +
 			  " M=" + text::shell_quote(fs::absolute(dir).string());
-	if (!req.arch.empty())
-		cmd += " ARCH=" + text::shell_quote(req.arch);
+	if (req.arch)
+		cmd += std::string(" ARCH=") + text::shell_quote(kbuild_arch(*req.arch));
 	if (!req.cross_compile.empty())
 		cmd += " CROSS_COMPILE=" + text::shell_quote(req.cross_compile);
 	for (const std::string &v : req.make_vars)

@@ -1,8 +1,10 @@
 // kbuild.h - builds a generated module with the kernel's own build system.
 #pragma once
 
+#include "translator/support/arch.h"
 #include "translator/support/result.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,7 +16,7 @@ struct KbuildRequest {
 	std::string build_tree;   // kernel build dir (make -C)
 	std::string runtime_dir;  // -I for stp_runtime.h
 	std::string work_dir;     // where NAME.c, Makefile and NAME.ko go
-	std::string arch;         // "" = native; "arm64" with cross_compile
+	std::optional<Arch> arch; // nullopt: native (no ARCH=); Arm64 with cross_compile
 	std::string cross_compile;
 	std::vector<std::string> make_vars; // -B NAME=VALUE, passed to make as is
 	std::string extra_ccflags;          // appended to ccflags-y (tracequery: -g)

@@ -46,11 +46,8 @@ std::string first_errors(const std::string &log)
 Result<Target> KbuildQueryModuleBuilder::target() const
 {
 	const BuilderOptions &o = opts_;
-	std::string host = kernel::host_debian_arch();
-	std::string arch = o.arch.empty() ? host : kernel::normalize_arch(o.arch);
-	if (arch.empty())
-		return fail("unsupported architecture '" + o.arch + "'");
-	bool foreign = arch != host;
+	Arch arch = o.arch;
+	bool foreign = arch != host_arch();
 	auto find_tree = [&]() -> Result<kernel::BuildTree> {
 		if (!foreign && !o.vm)
 			return kernel::find_build_tree(o.release);
@@ -75,7 +72,7 @@ Result<Target> KbuildQueryModuleBuilder::target() const
 	}
 	if (foreign) {
 		t.arch = tree.arch;
-		if (t.cross_compile.empty() && arch == "arm64")
+		if (t.cross_compile.empty() && arch == Arch::Arm64)
 			t.cross_compile = "aarch64-linux-gnu-";
 	}
 	return t;
@@ -90,7 +87,7 @@ Result<std::string> KbuildQueryModuleBuilder::build(const Target &t, const std::
 	k.add("tracequery", "1");
 	k.add("source", src);
 	cache::add_build_tree(k, t.tree, t.release);
-	k.add("arch", t.arch);
+	k.add("arch", t.arch ? kbuild_arch(*t.arch) : "");
 	k.add("cross", t.cross_compile);
 	for (const std::string &v : t.make_vars)
 		k.add("kbuild.var", v);

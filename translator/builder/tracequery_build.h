@@ -7,13 +7,14 @@
 #include <vector>
 
 #include "translator/kernelinfo/tracequery.h"
+#include "translator/support/arch.h"
 
 namespace stap_pmu::tracequery {
 
 // What the stap-pmu command line decides about the target kernel.
 struct BuilderOptions {
 	std::string release;                  // -r ("" : default)
-	std::string arch;                     // -a / --vm-arch ("" : the host's)
+	Arch arch = host_arch();              // -a / --vm-arch
 	bool vm = false;                      // --vm: the guest kernel
 	std::vector<std::string> kbuild_vars; // -B NAME=VALUE (CROSS_COMPILE=...)
 	bool use_cache = true;                // the module cache (cache.h)

@@ -79,7 +79,7 @@ Result<KbuildRequest> kbuild_request(const BuildRequest &req, const std::string 
 	}
 	if (bt.foreign) {
 		kr.arch = bt.tree.arch;
-		if (kr.cross_compile.empty() && bt.arch == "arm64")
+		if (kr.cross_compile.empty() && bt.arch == Arch::Arm64)
 			kr.cross_compile = "aarch64-linux-gnu-";
 	}
 	return kr;
@@ -164,19 +164,13 @@ Result<BuildTarget> resolve_build_target(const Cli &cli)
 	// -a ARCH / --vm-arch ARCH: a foreign arch builds against the kernel that
 	// scripts/install-deps.sh unpacked, cross-compiling with kbuild.
 	BuildTarget bt;
-	bt.host_arch = kernel::host_debian_arch();
-	bt.arch = kernel::normalize_arch(!cli.arch.empty()      ? cli.arch
-					 : !cli.vm_arch.empty() ? cli.vm_arch
-								: bt.host_arch);
-	if (bt.arch.empty())
-		return fail("unsupported architecture '" + (cli.arch.empty() ? cli.vm_arch : cli.arch) +
-			    "' (supported: x86_64, arm64)");
-	if (!cli.arch.empty() && !cli.vm_arch.empty() && kernel::normalize_arch(cli.vm_arch) != bt.arch)
-		return fail("-a " + cli.arch + " and --vm-arch " + cli.vm_arch + " disagree");
-	bt.foreign = bt.arch != bt.host_arch;
-	if (cli.pass >= 5 && !cli.vm && bt.foreign)
-		return fail("a module built for " + bt.arch + " cannot be loaded on this " + bt.host_arch +
-			    " host; add --vm to run it in an " + bt.arch + " guest");
+	bt.arch = cli.arch;
+	bt.foreign = bt.arch != host_arch();
+	if (cli.pass >= 5 && !cli.vm && bt.foreign) {
+		std::string a = debian_arch(bt.arch);
+		return fail("a module built for " + a + " cannot be loaded on this " +
+			    debian_arch(host_arch()) + " host; add --vm to run it in an " + a + " guest");
+	}
 	if (cli.pass >= 5 && !cli.vm)
 		if (Status st = check_host_can_load(); !st) // before spending seconds in kbuild
 			return st.error();
@@ -211,7 +205,7 @@ std::string module_cache_key(const Cli &cli, const Parsed &parsed, const Transla
 					  std::to_string(c.model) + "/" + std::to_string(c.stepping));
 	}
 	k.add("pmu.fallback", topts.pmu_fallback);
-	k.add("pmu.arch", topts.pmu_arch);
+	k.add("pmu.arch", arch_name(topts.arch));
 	k.add("libpfm", pmu::Resolver::pfm_version());
 	for (const auto &[n, v] : topts.defines)
 		k.add("define", n + "=" + v);
@@ -220,7 +214,7 @@ std::string module_cache_key(const Cli &cli, const Parsed &parsed, const Transla
 	k.add("guru", cli.guru ? "1" : "0");
 	k.add("debuginfo", cli.module_debuginfo ? "1" : "0");
 	k.add("compatible", cli.compatible); // %( systemtap_v %) picks tokens
-	k.add("arch", bt.arch);
+	k.add("arch", debian_arch(bt.arch));
 	k.add("vm", cli.vm ? "1" : "0");
 	cache::add_build_tree(k, bt.tree.dir, bt.tree.release);
 	// DWARF inputs of kernel.function/module() probe points

@@ -17,13 +17,13 @@ namespace stap_pmu {
 
 // Pass 4's target: arch, build tree, and the guest kernel with --vm.
 struct BuildTarget {
-	std::string host_arch, arch;
-	bool foreign = false;
+	Arch arch = host_arch();
+	bool foreign = false; // arch is not the host's: a cross-build
 	kernel::BuildTree tree;
 	kernel::GuestKernel guest;
 };
 
-// The target -a / --vm-arch / -r / --vm name. With -p5 and no --vm, also
+// The target -a / --vm-arch (cli.arch) / -r / --vm name. With -p5 and no --vm, also
 // that this host can load the module (before spending seconds in kbuild).
 Result<BuildTarget> resolve_build_target(const Cli &cli);
 

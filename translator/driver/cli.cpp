@@ -111,7 +111,7 @@ void add_kernel_options(CLI::App &app, Cli &cli)
 	app.add_option("-m", cli.module_name, "Name the module NAME (keeps NAME.ko)")
 		->option_text("NAME")
 		->group("Kernel and architecture");
-	app.add_option("-a", cli.arch, "Build for ARCH (arm64: cross-build; with --vm, an arm64 guest)")
+	app.add_option("-a", cli.arch_option, "Build for ARCH (arm64: cross-build; with --vm, an arm64 guest)")
 		->option_text("ARCH")
 		->group("Kernel and architecture");
 	app.add_option("-B", cli.kbuild_vars,
@@ -139,7 +139,7 @@ void add_guest_options(CLI::App &app, Cli &cli)
 {
 	app.add_flag("--vm", cli.vm, "Run in a throwaway QEMU guest booting the installed kernel")
 		->group("Guests");
-	app.add_option("--vm-arch", cli.vm_arch, "Guest architecture: x86_64 or arm64 (implied by -a)")
+	app.add_option("--vm-arch", cli.vm_arch_option, "Guest architecture: x86_64 or arm64 (implied by -a)")
 		->option_text("ARCH")
 		->group("Guests");
 	app.add_option("--vm-cpu", cli.vm_cpu,
@@ -235,7 +235,25 @@ int parse_command_line(int argc, char **argv, Cli &cli)
 		cli.script_args.insert(cli.script_args.begin(), cli.script_file);
 		cli.script_file.clear();
 	}
+	if (Status st = resolve_arch(cli); !st) {
+		std::cerr << "stap-pmu: error: " << st.error().what << "\n";
+		return 1;
+	}
 	return -1;
+}
+
+Status resolve_arch(Cli &cli)
+{
+	std::optional<Arch> a, vm;
+	for (auto [given, out] : {std::pair{&cli.arch_option, &a}, {&cli.vm_arch_option, &vm}})
+		if (!given->empty() && !(*out = parse_arch(*given)))
+			return fail("unsupported architecture '" + *given + "' (supported: " +
+				    arch_choices() + ")");
+	if (a && vm && *a != *vm)
+		return fail("-a " + cli.arch_option + " and --vm-arch " + cli.vm_arch_option +
+			    " disagree");
+	cli.arch = a ? *a : vm ? *vm : host_arch();
+	return {};
 }
 
 } // namespace stap_pmu

@@ -4,6 +4,9 @@
 #include <string>
 #include <vector>
 
+#include "translator/support/arch.h"
+#include "translator/support/result.h"
+
 namespace stap_pmu {
 
 struct Cli {
@@ -26,9 +29,12 @@ struct Cli {
 	bool keep = false;
 	bool vm = false;
 	std::string vm_cpu;               // "" : qemu64 (x86), cortex-a57 (arm64)
-	std::string arch;                 // -a: target architecture ("" : the host's)
+	std::string arch_option;          // -a as given
 	std::vector<std::string> kbuild_vars; // -B NAME=VALUE
-	std::string vm_arch;
+	std::string vm_arch_option;       // --vm-arch as given
+	// The target architecture: -a, else --vm-arch, else the host's; set
+	// from the two by resolve_arch, the only reader of their spellings.
+	Arch arch = host_arch();
 	int vm_smp = 2;
 	std::string vm_tcg = "single";    // --vm-tcg: QEMU TCG threads, "single" or "multi"
 	int vm_timeout = 300;
@@ -60,5 +66,9 @@ struct Cli {
 // Parses argv into cli. Returns -1 to go on, else the exit status (after
 // --help, or 1 after a usage error, printed on stderr).
 int parse_command_line(int argc, char **argv, Cli &cli);
+
+// Sets cli.arch from -a and --vm-arch; an error for a spelling that is no
+// architecture or for two that disagree.
+Status resolve_arch(Cli &cli);
 
 } // namespace stap_pmu

@@ -17,6 +17,7 @@
 #include "translator/frontend/printer.h"
 #include "translator/kernelinfo/kernel.h"
 #include "translator/sema/storage.h"
+#include "translator/support/arch.h"
 
 namespace stap_pmu {
 
@@ -39,7 +40,7 @@ Result<TranslateOptions> translate_options(const Cli &cli)
 	TranslateOptions topts;
 	topts.pmu_targets = split_list(cli.pmu_targets);
 	topts.pmu_fallback = cli.pmu_fallback;
-	topts.pmu_arch = !cli.arch.empty() ? cli.arch : cli.vm_arch;
+	topts.arch = cli.arch;
 	topts.module_name = cli.module_name;
 	topts.version = STAP_PMU_VERSION;
 	topts.has_target = !cli.command.empty() || cli.target_pid > 0;
@@ -92,9 +93,7 @@ std::string pass2_summary(const Elaborated &elab)
 // decides at load which entry functions ftrace takes); -vv: each probe's.
 std::vector<std::string> kprobe_summary(const Elaborated &elab, const Cli &cli)
 {
-	bool x86 = kernel::normalize_arch(!cli.arch.empty()      ? cli.arch
-					  : !cli.vm_arch.empty() ? cli.vm_arch
-								 : kernel::host_debian_arch()) == "amd64";
+	bool x86 = cli.arch == Arch::X86_64;
 	size_t entry = 0, kprobes = 0, rets = 0;
 	std::vector<std::string> lines;
 	for (const auto &pi : elab.sema.instances) {
@@ -290,14 +289,7 @@ Result<int> compile_and_run(const Cli &cli)
 // The --vm guest's architecture: -a, else --vm-arch, else the host's.
 bool guest_is_arm64(const Cli &cli)
 {
-	std::string a = !cli.arch.empty() ? cli.arch : cli.vm_arch;
-	if (!a.empty())
-		return kernel::normalize_arch(a) == "arm64";
-#if defined(__aarch64__)
-	return true;
-#else
-	return false;
-#endif
+	return cli.arch == Arch::Arm64;
 }
 
 // Options that contradict each other, or need another.

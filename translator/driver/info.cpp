@@ -16,14 +16,11 @@ Result<std::vector<std::string>> cli_pmu_targets(const Cli &cli, pmu::Arch *arch
 {
 	if (auto st = pmu::Resolver::init(); !st)
 		return fail("cannot initialize libpfm4: " + st.error().what);
-	auto arch = pmu::parse_arch(!cli.arch.empty() ? cli.arch : cli.vm_arch);
-	if (!arch)
-		return fail("unknown architecture '" + cli.arch + cli.vm_arch + "' (x86_64, arm64)");
-	auto targets = pmu::Resolver::expand_targets(split_list(cli.pmu_targets), *arch);
+	auto targets = pmu::Resolver::expand_targets(split_list(cli.pmu_targets), cli.arch);
 	if (!targets)
 		return targets.error();
 	if (arch_out)
-		*arch_out = *arch;
+		*arch_out = cli.arch;
 	return targets;
 }
 
@@ -50,7 +47,8 @@ int print_version()
 	std::cout << "stap-pmu " << STAP_PMU_VERSION << " (libpfm4 " << pmu::Resolver::pfm_version()
 		  << ")\n";
 	if (Result<kernel::BuildTree> t = kernel::find_build_tree(""))
-		std::cout << "default target kernel: " << t->release << " (" << t->arch << ", "
+		std::cout << "default target kernel: " << t->release << " ("
+			  << (t->arch ? arch_name(*t->arch) : "an architecture stap-pmu does not build for") << ", "
 			  << t->dir << ")\n";
 	else
 		std::cout << "default target kernel: none (" << t.error().what << ")\n";
@@ -66,7 +64,7 @@ Result<int> pmu_encode(const Cli &cli)
 	if (targets->empty())
 		return fail("no PMU targets to encode '" + cli.pmu_encode + "' for (name them with "
 			    "--pmu-targets; this machine's CPU matches no " +
-			    std::string(pmu::arch_name(arch)) + " PMU table)");
+			    std::string(arch_name(arch)) + " PMU table)");
 	bool any = false;
 	for (const std::string &t : *targets) {
 		pmu::TargetEncoding te = pmu::Resolver::encode(cli.pmu_encode, t);

@@ -195,8 +195,7 @@ Result<bool> list_process(const Cli &cli, const std::string &pat, int &rc)
 Result<std::vector<std::string>> kprobe_symbols(const Cli &cli, const ParseOptions &po,
 						const std::string &glob)
 {
-	std::string arch = !cli.arch.empty() ? cli.arch : cli.vm_arch;
-	Result<std::string> src = symbol_source(po.pp.kernel_vr, arch);
+	Result<std::string> src = symbol_source(po.pp.kernel_vr, cli.arch);
 	if (!src)
 		return src.error();
 	Result<ksyms::SymbolTable> t = src->find("kallsyms") != std::string::npos

@@ -23,7 +23,7 @@ Result<int> run_in_guest(const RunRequest &req)
 	vo.module_name = req.module_name;
 	vo.command = req.command;
 	vo.kernel = {guest.release, guest.boot_image(), guest.arch, guest.busybox, guest.pseudo_nmi};
-	vm::set_arch_defaults(vo, guest.arch.empty() ? "x86" : guest.arch);
+	vm::set_arch_defaults(vo, guest.arch.value_or(Arch::X86_64));
 	vo.loader_path = guest_program(vo.arch, "stap-pmu-loader");
 	vo.workload_path = guest_program(vo.arch, "pmu-workload");
 	vo.uprobe_target_path = guest_program(vo.arch, "uprobe-target");

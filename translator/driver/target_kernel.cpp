@@ -18,33 +18,31 @@ struct TreeFacts {
 	std::string tree; // "" : no tree
 };
 
-TreeFacts from_tree(const std::string &dir, const std::string &release, const std::string &arch)
+// (a tree whose configuration names no architecture stap-pmu knows is
+// taken as the target's: pass 4 says what it is)
+TreeFacts from_tree(const std::string &dir, const std::string &release, std::optional<Arch> tree,
+		    Arch target)
 {
-	return {preproc_input_from_tree(dir, release, arch), dir};
+	return {preproc_input_from_tree(dir, release, tree.value_or(target)), dir};
 }
 
 // Kernel facts for %( %) conditionals: the tree pass 4 will build against
 // (the guest's with --vm); the host's uname when there is none.
 TreeFacts preproc_facts(const Cli &cli)
 {
-	std::string arch = !cli.arch.empty() ? cli.arch : cli.vm_arch;
-	if (!arch.empty() && kernel::normalize_arch(arch) != kernel::host_debian_arch()) {
+	PreprocInput host = host_preproc_input();
+	host.arch = cli.arch;
+	if (cli.arch != host_arch()) {
 		// the unpacked foreign kernel pass 4 builds against
-		Result<kernel::GuestKernel> g =
-			kernel::find_foreign_kernel(kernel::normalize_arch(arch), cli.release);
-		if (g)
-			return from_tree(g->build_dir, g->release, g->arch);
-		PreprocInput in = host_preproc_input();
-		in.arch = kernel::normalize_arch(arch) == "arm64" ? "arm64" : arch;
-		return {in, ""};
+		Result<kernel::GuestKernel> g = kernel::find_foreign_kernel(cli.arch, cli.release);
+		return g ? from_tree(g->build_dir, g->release, g->arch, cli.arch) : TreeFacts{host, ""};
 	}
 	if (cli.vm) {
 		Result<kernel::GuestKernel> g = kernel::find_guest_kernel(cli.release, false, false);
-		return g ? from_tree(g->build_dir, g->release, g->arch)
-			 : TreeFacts{host_preproc_input(), ""};
+		return g ? from_tree(g->build_dir, g->release, g->arch, cli.arch) : TreeFacts{host, ""};
 	}
 	Result<kernel::BuildTree> t = kernel::find_build_tree(cli.release);
-	return t ? from_tree(t->dir, t->release, t->arch) : TreeFacts{host_preproc_input(), ""};
+	return t ? from_tree(t->dir, t->release, t->arch, cli.arch) : TreeFacts{host, ""};
 }
 
 // The target kernel's generated syscall.* tapset (kernelinfo/syscalls.h),
@@ -109,18 +107,14 @@ std::unique_ptr<KernelFacts> target_kernel_facts(const Cli &cli, const ParseOpti
 	o.dwarf.module_files = cli.vm_modules;
 	o.dwarf.vmlinux = cli.vmlinux;
 	o.btf.release = po.pp.kernel_vr;
-	std::string arch = !cli.arch.empty() ? cli.arch : cli.vm_arch;
-	o.btf.arch = kernel::normalize_arch(arch.empty() ? kernel::host_debian_arch() : arch) ==
-				     "arm64"
-			     ? "arm64"
-			     : "x86";
+	o.btf.arch = cli.arch;
 	o.btf.module_dirs = cli.module_dirs;
 	o.btf.module_files = cli.vm_modules;
 	o.btf.use_cache = !cli.no_cache;
 	// kernel.trace: the tracepoint query modules
 	tracequery::BuilderOptions to;
 	to.release = cli.release;
-	to.arch = arch;
+	to.arch = cli.arch;
 	to.vm = cli.vm;
 	to.kbuild_vars = cli.kbuild_vars;
 	to.use_cache = !cli.no_cache;

@@ -2,6 +2,7 @@
 #include "translator/driver/target_programs.h"
 
 #include "translator/kernelinfo/kernel.h"
+#include "translator/support/arch.h"
 #include "translator/support/paths.h"
 #include "translator/userinfo/elf_process_facts.h"
 
@@ -10,16 +11,13 @@ namespace stap_pmu {
 std::unique_ptr<ProcessFacts> target_process_facts(const Cli &cli)
 {
 	ElfProcessFactsOptions o;
-	std::string arch = !cli.arch.empty() ? cli.arch : cli.vm_arch;
-	o.arch = kernel::normalize_arch(arch.empty() ? kernel::host_debian_arch() : arch) == "arm64"
-			 ? "arm64"
-			 : "x86";
+	o.arch = cli.arch;
 	// -c './prog args': process("prog") is that program
 	std::string cmd = cli.command.substr(0, cli.command.find_first_of(" \t"));
 	if (size_t slash = cmd.rfind('/'); slash != std::string::npos)
 		o.extra_dirs.push_back(slash == 0 ? "/" : cmd.substr(0, slash));
 	if (cli.vm)
-		o.extra_dirs.push_back(guest_bin_dir() + (o.arch == "arm64" ? "/arm64" : ""));
+		o.extra_dirs.push_back(guest_bin_dir() + (o.arch == Arch::Arm64 ? "/arm64" : ""));
 	return std::make_unique<ElfProcessFacts>(std::move(o));
 }
 

@@ -111,7 +111,7 @@ Elaborated elaborate_pass(const Parsed &p, const TranslateOptions &opts, const K
 	PmuOptions po;
 	po.targets = opts.pmu_targets;
 	po.fallback = opts.pmu_fallback;
-	po.arch = opts.pmu_arch;
+	po.arch = opts.arch;
 	e.pmu = resolve_pmu_events(e.sema.events, po, diags);
 	return e;
 }
@@ -131,7 +131,7 @@ std::string script_hash(const std::string &text, const TranslateOptions &opts)
 	for (const std::string &t : opts.pmu_targets)
 		mix(t);
 	mix(opts.pmu_fallback);
-	mix(opts.pmu_arch);
+	mix(arch_name(opts.arch));
 	for (auto &[n, v] : opts.defines)
 		mix(n + "=" + v);
 	mix(opts.version);

@@ -21,7 +21,7 @@ namespace stap_pmu {
 struct TranslateOptions {
 	std::vector<std::string> pmu_targets{"host"};
 	std::string pmu_fallback = "row"; // --pmu-fallback: none | row | generic
-	std::string pmu_arch;             // -a / --vm-arch; "" : the host's
+	Arch arch = host_arch();          // -a / --vm-arch
 	std::vector<std::pair<std::string, std::string>> defines;
 	std::vector<std::string> script_args; // the script's $1 @1 ... (part of its hash)
 	std::string module_name; // "" = stap_pmu_<hash>

@@ -337,17 +337,6 @@ Result<Location> cfa_at(const Context &c)
 	return optimized(c, "no call frame information covers this address");
 }
 
-bool arch_of(const std::string &kbuild_arch, Arch &out)
-{
-	if (kbuild_arch == "x86" || kbuild_arch == "x86_64")
-		out = Arch::X86_64;
-	else if (kbuild_arch == "arm64")
-		out = Arch::Arm64;
-	else
-		return false;
-	return true;
-}
-
 std::string reg_name(Arch a, int reg)
 {
 	if (a == Arch::X86_64)

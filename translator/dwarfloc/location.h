@@ -14,17 +14,14 @@
 #include <vector>
 
 #include "translator/probes/kernel_facts.h"
+#include "translator/support/arch.h"
 #include "translator/support/result.h"
 
 namespace stap_pmu::dwarfloc {
 
-// The architectures whose DWARF register numbers a Location holds:
-// x86-64 (0 rax, 1 rdx, 2 rcx, 3 rbx, 4 rsi, 5 rdi, 6 rbp, 7 rsp, 8-15
-// r8-r15, 16 the return address) and arm64 (0-30 x0-x30, 31 sp).
-enum class Arch { X86_64, Arm64 };
-
-// "x86" or "arm64" (kbuild ARCH); false for any other.
-bool arch_of(const std::string &kbuild_arch, Arch &out);
+// The DWARF register numbers a Location holds, by architectures
+// (support/arch.h): x86-64 (0 rax, 1 rdx, 2 rcx, 3 rbx, 4 rsi, 5 rdi, 6 rbp,
+// 7 rsp, 8-15 r8-r15, 16 the return address) and arm64 (0-30 x0-x30, 31 sp).
 
 // The name of DWARF register reg ("rdi", "x0"); "" when it is not a
 // general-purpose register a Location may hold (vector, float, ...).

@@ -19,7 +19,6 @@ PreprocInput host_preproc_input()
 	if (uname(&u) == 0) {
 		in.kernel_vr = u.release;
 		in.kernel_v = release_version(u.release);
-		in.arch = u.machine;
 	}
 	return in;
 }
@@ -530,7 +529,7 @@ private:
 		if (!string_value(name, rhs, privilege ? " == \"stapdev\"" : " == \"x86_64\"", ok))
 			return false;
 		if (!privilege) {
-			const std::string &lhs = name.text == "arch" ? in_.arch : "kernel";
+			const std::string lhs = name.text == "arch" ? arch_name(in_.arch) : "kernel";
 			return (fnmatch(rhs.text.c_str(), lhs.c_str(), 0) == 0) == (op.text == "==");
 		}
 		if (rhs.text != "stapusr" && rhs.text != "stapsys" && rhs.text != "stapdev")
@@ -681,17 +680,17 @@ std::vector<Token> preprocess(std::vector<Token> toks, const PreprocInput &in, D
 #include <utility>
 #include <vector>
 
+#include "translator/support/arch.h"
 #include "translator/support/file.h"
 
 namespace stap_pmu {
 
-PreprocInput preproc_input_from_tree(const std::string &dir, const std::string &release,
-				     const std::string &kbuild_arch)
+PreprocInput preproc_input_from_tree(const std::string &dir, const std::string &release, Arch arch)
 {
 	PreprocInput in;
 	in.kernel_vr = release;
 	in.kernel_v = release_version(release);
-	in.arch = kbuild_arch == "x86" || kbuild_arch.empty() ? "x86_64" : kbuild_arch;
+	in.arch = arch;
 	for (const char *name : {"/include/config/auto.conf", "/.config"}) {
 		std::optional<std::string> text = sys::read_file(dir + name);
 		if (!text)

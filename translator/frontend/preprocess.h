@@ -11,6 +11,7 @@
 
 #include "translator/frontend/diagnostics.h"
 #include "translator/frontend/lexer.h"
+#include "translator/support/arch.h"
 #include "translator/support/kconfig.h"
 
 namespace stap_pmu {
@@ -23,7 +24,7 @@ inline constexpr const char *compatible_default = "4.8";
 struct PreprocInput {
 	std::string kernel_v;  // "6.1.0"
 	std::string kernel_vr; // "6.1.0-57-amd64"
-	std::string arch;      // "x86_64"
+	Arch arch = host_arch(); // `arch`, spelled arch_name(): "x86_64", "arm64"
 	std::string compatible = compatible_default; // systemtap_v
 	KernelConfig config;   // CONFIG_X -> "y", "m", "\"str\"", "123"
 	bool guru = false;     // -g: embedded C allowed
@@ -46,9 +47,8 @@ std::vector<Token> preprocess(std::vector<Token> toks, const PreprocInput &in,
 namespace stap_pmu {
 
 // Facts of a kernel build tree: release "6.1.0-57-amd64" (kernel_vr; kernel_v
-// is the part before '-'), kbuild ARCH ("x86" -> arch "x86_64"), and the
-// CONFIG_ values of DIR/include/config/auto.conf (or DIR/.config).
-PreprocInput preproc_input_from_tree(const std::string &dir, const std::string &release,
-				     const std::string &kbuild_arch);
+// is the part before '-'), its architecture, and the CONFIG_ values of
+// DIR/include/config/auto.conf (or DIR/.config).
+PreprocInput preproc_input_from_tree(const std::string &dir, const std::string &release, Arch arch);
 
 } // namespace stap_pmu

@@ -107,19 +107,14 @@ std::vector<int> arm64(const std::vector<ParamShape> &params)
 
 } // namespace
 
-int arg_registers(const std::string &arch)
+int arg_registers(Arch arch)
 {
-	return arch == "x86" ? 6 : arch == "arm64" ? 8 : 0;
+	return arch == Arch::X86_64 ? 6 : 8;
 }
 
-std::vector<int> arg_indexes(const std::vector<ParamShape> &params, const std::string &arch,
-			     const ParamShape &ret)
+std::vector<int> arg_indexes(const std::vector<ParamShape> &params, Arch arch, const ParamShape &ret)
 {
-	if (arch == "x86")
-		return x86_64(params, ret);
-	if (arch == "arm64")
-		return arm64(params);
-	return std::vector<int>(params.size(), -1);
+	return arch == Arch::X86_64 ? x86_64(params, ret) : arm64(params);
 }
 
 } // namespace stap_pmu::abi

@@ -7,6 +7,8 @@
 // caller (btf_facts.cpp) classifies the types.
 #pragma once
 
+#include "translator/support/arch.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -30,16 +32,14 @@ struct ParamShape {
 // it cannot be read as one 8-byte value: structs and unions by value,
 // floats, 16-byte integers, arguments on the arm64 stack (the kernel's
 // arm64 regs_get_kernel_argument() reads only x0-x7), and every parameter
-// after one whose placement is unknown. arch: kbuild ARCH "x86" or
-// "arm64" (anything else: all -1). ret: the return type (size 0: void or
+// after one whose placement is unknown. ret: the return type (size 0: void or
 // a scalar); a struct or union returned in memory (larger than 16 bytes)
 // takes rdi for its address on x86-64 (x8, not an argument register, on
 // arm64).
-std::vector<int> arg_indexes(const std::vector<ParamShape> &params, const std::string &arch,
+std::vector<int> arg_indexes(const std::vector<ParamShape> &params, Arch arch,
 			     const ParamShape &ret = {0, Class::Integer, 0});
 
-// The registers regs_get_kernel_argument() reads for arch (6 or 8; 0 for
-// an unknown arch).
-int arg_registers(const std::string &arch);
+// The registers regs_get_kernel_argument() reads for arch (6 or 8).
+int arg_registers(Arch arch);
 
 } // namespace stap_pmu::abi

@@ -382,16 +382,15 @@ std::string running_release()
 
 } // namespace
 
-Result<std::string> kernel_btf_source(const std::string &release, const std::string &arch)
+Result<std::string> kernel_btf_source(const std::string &release, Arch arch)
 {
 	const std::string sys_btf = "/sys/kernel/btf/vmlinux";
-	std::string darch = kernel::normalize_arch(arch.empty() ? "x86" : arch);
-	std::string host = kernel::host_debian_arch();
-	if (darch == host && (release.empty() || release == running_release()) &&
+	bool host = arch == host_arch();
+	if (host && (release.empty() || release == running_release()) &&
 	    access(sys_btf.c_str(), R_OK) == 0)
 		return sys_btf;
 	std::string rel = release.empty() ? running_release() : release;
-	if (darch == host) {
+	if (host) {
 		Result<kernel::GuestKernel> k = kernel::find_guest_kernel(rel, true);
 		if (!k)
 			return fail("kernel.function needs the kernel's BTF: " + k.error().what,
@@ -402,16 +401,10 @@ Result<std::string> kernel_btf_source(const std::string &release, const std::str
 				    "give a vmlinux with --vmlinux FILE");
 		return k->vmlinux;
 	}
-	if (darch == "arm64") {
-		Result<kernel::GuestKernel> k = kernel::find_foreign_kernel("arm64", release);
-		if (!k)
-			return fail("kernel.function needs the kernel's BTF: " + k.error().what,
-				    k.error().hint);
-		return k->vmlinuz;
-	}
-	return fail("kernel.function needs the kernel's BTF: no kernel image of " + release +
-			    " for architecture '" + arch + "'",
-		    "give a vmlinux with --vmlinux FILE");
+	Result<kernel::GuestKernel> k = kernel::find_foreign_kernel(arch, release);
+	if (!k)
+		return fail("kernel.function needs the kernel's BTF: " + k.error().what, k.error().hint);
+	return k->vmlinuz;
 }
 
 namespace {

@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "translator/support/arch.h"
 #include "translator/support/result.h"
 
 struct btf; // libbpf's
@@ -28,7 +29,7 @@ namespace stap_pmu::btf {
 // Where BtfKernelFacts looks up BTF.
 struct Options {
 	std::string release;                   // target kernel release (/lib/modules/<release>)
-	std::string arch;                      // kbuild ARCH: "x86" or "arm64"
+	Arch arch = host_arch();               // the target kernel's
 	std::string btf_file;                  // "" : kernel_btf_source(release, arch)
 	std::vector<std::string> module_dirs;  // searched first (recursively) for <name>.ko
 	std::vector<std::string> module_files; // explicit .ko files (--vm-module)
@@ -124,7 +125,7 @@ std::optional<Blob> find_blob(std::string_view data);
 // /sys/kernel/btf/vmlinux when that kernel runs here, else the vmlinux
 // extracted from the installed vmlinuz (host arch), else the raw Image of
 // an unpacked foreign (arm64) kernel.
-Result<std::string> kernel_btf_source(const std::string &release, const std::string &arch);
+Result<std::string> kernel_btf_source(const std::string &release, Arch arch);
 
 // The .ko (or .ko.xz, .ko.zst, .ko.gz) of module `name` ('-' and '_'
 // alike): module_files, then

@@ -40,13 +40,6 @@ namespace {
 
 using State = BtfKernelFacts::State;
 
-std::string arch_of(const btf::Options &o)
-{
-	if (!o.arch.empty())
-		return o.arch;
-	return kernel::host_debian_arch() == "arm64" ? "arm64" : "x86";
-}
-
 // An error about the kernel's BTF, worded for @cast(..., "kernel").
 Error cast_worded(Error e)
 {
@@ -62,7 +55,7 @@ Result<const Btf *> kernel_btf(State &st, const btf::Options &o)
 		st.kernel_tried = true;
 		std::string path = o.btf_file;
 		if (path.empty()) {
-			Result<std::string> src = btf::kernel_btf_source(o.release, arch_of(o));
+			Result<std::string> src = btf::kernel_btf_source(o.release, o.arch);
 			if (src)
 				path = *src;
 			else
@@ -275,7 +268,7 @@ std::vector<btf::Param> params_of(const Btf &b, uint32_t proto)
 }
 
 KernelFunction make_function(const Btf &b, uint32_t func, const std::string &module,
-			     const std::string &arch)
+			     Arch arch)
 {
 	KernelFunction f;
 	Type fn = b.type(func);
@@ -308,7 +301,7 @@ KernelFunction make_function(const Btf &b, uint32_t func, const std::string &mod
 // other) passes differently (another type at that position, or another
 // register) made unreadable: a probe on the name may hit either. Names
 // may differ (a weak stub's "__unused"): f's are kept.
-void merge_definition(const Btf &b, KernelFunction &f, uint32_t other, const std::string &arch)
+void merge_definition(const Btf &b, KernelFunction &f, uint32_t other, Arch arch)
 {
 	if (b.type(static_cast<uint32_t>(f.info_id)).ref == b.type(other).ref)
 		return; // the same prototype
@@ -389,7 +382,7 @@ Result<std::vector<KernelFunction>> BtfKernelFacts::functions(const std::string 
 	if (found.empty())
 		return no_match(bt, pattern);
 	std::vector<KernelFunction> out;
-	std::string arch = arch_of(opts_);
+	Arch arch = opts_.arch;
 	for (const auto &[name, ids] : found) {
 		KernelFunction f = make_function(bt, ids[0], module, arch);
 		for (size_t i = 1; i < ids.size(); i++)

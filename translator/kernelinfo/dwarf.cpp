@@ -516,16 +516,13 @@ std::vector<Dwarf_CFI *> cfi_of(const Handle &h)
 }
 
 // Which registers a Location of h's file numbers: its ELF machine's.
-Result<dwarfloc::Arch> arch_of(const Handle &h, const std::string &path)
+Result<Arch> arch_of(const Handle &h, const std::string &path)
 {
 	GElf_Ehdr eh;
 	Elf *e = dwarf_getelf(h.dbg);
-	if (e && gelf_getehdr(e, &eh)) {
-		if (eh.e_machine == EM_X86_64)
-			return dwarfloc::Arch::X86_64;
-		if (eh.e_machine == EM_AARCH64)
-			return dwarfloc::Arch::Arm64;
-	}
+	if (e && gelf_getehdr(e, &eh))
+		if (std::optional<Arch> a = arch_of_elf_machine(eh.e_machine))
+			return *a;
 	return fail(path + ": DWARF locations are read for x86-64 and arm64 only");
 }
 

@@ -1,6 +1,7 @@
 // kernel.cpp - kernel build tree and guest kernel discovery.
 #include "translator/kernelinfo/kernel.h"
 #include "translator/support/process.h"
+#include "translator/support/arch.h"
 #include "translator/support/file.h"
 #include "translator/support/sysutil.h"
 #include "translator/support/text.h"
@@ -66,12 +67,12 @@ Result<BuildTree> make_tree(const std::string &dir)
 	return t;
 }
 
-std::string uname_field(bool machine)
+std::string uname_release()
 {
 	struct utsname u;
 	if (uname(&u) != 0)
 		return "";
-	return machine ? u.machine : u.release;
+	return u.release;
 }
 
 } // namespace
@@ -125,21 +126,14 @@ bool tree_config_set(const std::string &dir, const std::string &sym)
 	return TreeConfig(dir).set(sym);
 }
 
-std::string tree_arch(const std::string &dir)
+std::optional<Arch> tree_arch(const std::string &dir)
 {
-	struct Probe {
-		const char *sym, *arch;
-	};
-	static const Probe probes[] = {
-		{"CONFIG_X86_64", "x86"}, {"CONFIG_X86_32", "x86"}, {"CONFIG_ARM64", "arm64"},
-		{"CONFIG_ARM", "arm"},     {"CONFIG_RISCV", "riscv"}, {"CONFIG_PPC64", "powerpc"},
-		{"CONFIG_S390", "s390"},
-	};
-	TreeConfig config(dir); // one read for all of them
-	for (const auto &p : probes)
-		if (config.set(p.sym))
-			return p.arch;
-	return "";
+	TreeConfig config(dir); // one read for both
+	if (config.set("CONFIG_X86_64"))
+		return Arch::X86_64;
+	if (config.set("CONFIG_ARM64"))
+		return Arch::Arm64;
+	return std::nullopt;
 }
 
 int compare_versions(std::string_view a, std::string_view b)
@@ -185,29 +179,12 @@ void sort_versions(std::vector<std::string> &v)
 		  [](const std::string &a, const std::string &b) { return compare_versions(a, b) < 0; });
 }
 
-std::string host_debian_arch()
-{
-	std::string m = uname_field(true);
-	if (m == "x86_64")
-		return "amd64";
-	if (m == "aarch64")
-		return "arm64";
-	if (m == "i686" || m == "i586" || m == "i386")
-		return "686";
-	if (m == "ppc64le")
-		return "powerpc64le";
-	if (m == "riscv64")
-		return "riscv64";
-	return m;
-}
-
-std::optional<std::string> metapackage_line(const std::string &dpkg_status,
-					    const std::string &debian_arch)
+std::optional<std::string> metapackage_line(const std::string &dpkg_status, Arch arch)
 {
 	auto s = sys::read_file(dpkg_status, 256 << 20);
 	if (!s)
 		return std::nullopt;
-	const std::string pkg = "Package: linux-image-" + debian_arch + "\n";
+	const std::string pkg = "Package: linux-image-" + std::string(debian_arch(arch)) + "\n";
 	for (size_t p = s->find(pkg); p != std::string::npos; p = s->find(pkg, p + 1)) {
 		if (p != 0 && (*s)[p - 1] != '\n')
 			continue;
@@ -231,13 +208,12 @@ std::optional<std::string> metapackage_line(const std::string &dpkg_status,
 	return std::nullopt;
 }
 
-std::optional<std::string> pick_default_release(const std::vector<std::string> &releases,
-						const std::string &debian_arch,
+std::optional<std::string> pick_default_release(const std::vector<std::string> &releases, Arch arch,
 						const std::optional<std::string> &line)
 {
 	std::vector<std::string> stock;
 	for (const std::string &r : releases)
-		if (auto n = parse_release(r); n && n->flavour == debian_arch)
+		if (auto n = parse_release(r); n && n->flavour == debian_arch(arch))
 			stock.push_back(r);
 	if (stock.empty())
 		return std::nullopt;
@@ -253,9 +229,9 @@ std::optional<std::string> pick_default_release(const std::vector<std::string> &
 	return std::nullopt;
 }
 
-std::optional<std::string> default_line(const std::string &debian_arch, const std::string &root)
+std::optional<std::string> default_line(Arch arch, const std::string &root)
 {
-	return metapackage_line(root + "/var/lib/dpkg/status", debian_arch);
+	return metapackage_line(root + "/var/lib/dpkg/status", arch);
 }
 
 namespace {
@@ -271,7 +247,8 @@ std::string list_of(const std::vector<std::string> &v)
 // The default build tree of a host that cannot use its running kernel's.
 Result<BuildTree> default_build_tree(const std::string &root)
 {
-	std::string arch = host_debian_arch();
+	Arch host = host_arch();
+	std::string arch = debian_arch(host);
 	std::string suffix = "-" + arch;
 	std::vector<std::string> found;
 	std::error_code ec;
@@ -285,7 +262,7 @@ Result<BuildTree> default_build_tree(const std::string &root)
 	}
 	if (found.empty())
 		return fail("no kernel build tree found; install linux-headers-" + arch + " or use -r");
-	auto pick = pick_default_release(found, arch, default_line(arch, root));
+	auto pick = pick_default_release(found, host, default_line(host, root));
 	if (!pick)
 		return fail("no kernel build tree of the stock " + arch + " flavour (found: " +
 			    list_of(found) + "); install linux-headers-" + arch + " or name one with -r");
@@ -316,7 +293,7 @@ Result<BuildTree> find_build_tree(const std::string &release_or_dir, const std::
 		return fail("no kernel build tree for " + arg + " (looked in " + mod + " and " + src +
 			    "); install linux-headers-" + arg);
 	}
-	std::string running = uname_field(false);
+	std::string running = uname_release();
 	if (!running.empty() && looks_like_tree(root + "/lib/modules/" + running + "/build"))
 		return make_tree(root + "/lib/modules/" + running + "/build");
 	return default_build_tree(root);
@@ -374,25 +351,17 @@ std::string modules_dir(const std::string &release)
 	return b.empty() ? d : b + "/lib/modules/" + release;
 }
 
-std::string normalize_arch(const std::string &arch)
-{
-	if (arch == "arm64" || arch == "aarch64")
-		return "arm64";
-	if (arch == "amd64" || arch == "x86_64" || arch == "x86")
-		return "amd64";
-	return "";
-}
-
-std::vector<std::string> foreign_kernel_roots(const std::string &debian_arch)
+std::vector<std::string> foreign_kernel_roots(Arch arch)
 {
 	std::vector<std::string> v;
-	std::string up = debian_arch;
+	std::string name = debian_arch(arch);
+	std::string up = name;
 	for (char &c : up)
 		c = (char)toupper((unsigned char)c);
 	if (const char *e = getenv(("STAP_PMU_" + up + "_ROOT").c_str()); e && *e)
 		v.push_back(e);
-	v.push_back("/var/cache/stap-pmu/" + debian_arch);
-	v.push_back(cache_dir() + "/" + debian_arch);
+	v.push_back("/var/cache/stap-pmu/" + name);
+	v.push_back(cache_dir() + "/" + name);
 	return v;
 }
 
@@ -410,9 +379,9 @@ Result<GuestKernel> built_guest_kernel(const std::string &dir)
 	k.release = t->release;
 	k.build_dir = t->dir;
 	k.arch = t->arch;
-	k.vmlinuz = dir + (k.arch == "arm64" ? "/Image" : "/bzImage");
+	k.vmlinuz = dir + (k.arch == Arch::Arm64 ? "/Image" : "/bzImage");
 	k.boot = k.vmlinuz;
-	k.pseudo_nmi = k.arch == "arm64" && tree_config_set(k.build_dir, "CONFIG_ARM64_PSEUDO_NMI");
+	k.pseudo_nmi = k.arch == Arch::Arm64 && tree_config_set(k.build_dir, "CONFIG_ARM64_PSEUDO_NMI");
 	if (is_complete_elf(dir + "/vmlinux"))
 		k.vmlinux = dir + "/vmlinux";
 	if (access(k.boot_image().c_str(), R_OK) != 0)
@@ -423,15 +392,16 @@ Result<GuestKernel> built_guest_kernel(const std::string &dir)
 
 // The arm64 kernel scripts/debug-kernel.sh built in dir: booted with the
 // static busybox of an unpacked (install-deps.sh) kernel of that architecture.
-Result<GuestKernel> built_foreign_kernel(const std::string &debian_arch, const std::string &dir,
+Result<GuestKernel> built_foreign_kernel(Arch arch, const std::string &dir,
 					 const std::vector<std::string> &roots)
 {
 	Result<GuestKernel> k = built_guest_kernel(dir);
 	if (!k)
 		return k;
-	if (normalize_arch(k->arch) != debian_arch)
-		return fail("kernel " + k->release + " in " + dir + " is built for " + k->arch +
-			    ", not " + debian_arch);
+	if (k->arch != arch)
+		return fail("kernel " + k->release + " in " + dir + " is built for " +
+			    (k->arch ? arch_name(*k->arch) : "another architecture") + ", not " +
+			    arch_name(arch));
 	for (const std::string &root : roots) {
 		std::error_code ec;
 		for (const auto &e : fs::directory_iterator(root, ec)) {
@@ -442,21 +412,22 @@ Result<GuestKernel> built_foreign_kernel(const std::string &debian_arch, const s
 			}
 		}
 	}
-	return fail("no static " + debian_arch + " busybox for the guest of " + k->release +
+	return fail("no static " + std::string(debian_arch(arch)) + " busybox for the guest of " + k->release +
 		    " (none unpacked in " + roots.front() + " or the other roots); run " +
 		    "scripts/install-deps.sh as root");
 }
 
 } // namespace
 
-Result<GuestKernel> find_foreign_kernel(const std::string &debian_arch, const std::string &release,
+Result<GuestKernel> find_foreign_kernel(Arch arch, const std::string &release,
 					const std::string &sysroot)
 {
-	auto roots = foreign_kernel_roots(debian_arch);
+	auto roots = foreign_kernel_roots(arch);
+	const std::string debian = debian_arch(arch);
 	// a kernel scripts/debug-kernel.sh built ("6.1.192-debug-arm64")
 	if (!release.empty() && sysroot.empty())
 		if (std::string b = built_kernel_dir(release); !b.empty())
-			return built_foreign_kernel(debian_arch, b, roots);
+			return built_foreign_kernel(arch, b, roots);
 	for (const std::string &root : roots) {
 		std::vector<std::string> rels;
 		std::error_code ec;
@@ -470,11 +441,11 @@ Result<GuestKernel> find_foreign_kernel(const std::string &debian_arch, const st
 		if (rels.empty())
 			continue;
 		// the default: the stock flavour of the host's default line (kernel.h)
-		auto pick = release.empty() ? pick_default_release(rels, debian_arch,
-								   default_line(host_debian_arch(), sysroot))
+		auto pick = release.empty() ? pick_default_release(rels, arch,
+								   default_line(host_arch(), sysroot))
 					    : std::optional<std::string>(rels.front());
 		if (!pick)
-			return fail("no " + debian_arch + " kernel of the stock flavour in " + root +
+			return fail("no " + debian + " kernel of the stock flavour in " + root +
 				    " (found: " + list_of(rels) + "); name one with -r");
 		GuestKernel k;
 		std::string base = root + "/" + *pick;
@@ -485,19 +456,19 @@ Result<GuestKernel> find_foreign_kernel(const std::string &debian_arch, const st
 			return t.error();
 		k.build_dir = t->dir;
 		k.arch = t->arch;
-		k.pseudo_nmi = k.arch == "arm64" && tree_config_set(k.build_dir, "CONFIG_ARM64_PSEUDO_NMI");
+		k.pseudo_nmi = k.arch == Arch::Arm64 && tree_config_set(k.build_dir, "CONFIG_ARM64_PSEUDO_NMI");
 		k.busybox = base + "/bin/busybox";
 		if (!is_file(k.vmlinuz))
-			return fail("unpacked " + debian_arch + " kernel " + base + " has no " + k.vmlinuz +
+			return fail("unpacked " + debian + " kernel " + base + " has no " + k.vmlinuz +
 				    "; run scripts/install-deps.sh again");
 		return k;
 	}
 	std::string where;
 	for (const auto &r : roots)
 		where += (where.empty() ? "" : ", ") + r;
-	return fail("no " + debian_arch + " kernel " + (release.empty() ? "" : release + " ") +
+	return fail("no " + debian + " kernel " + (release.empty() ? "" : release + " ") +
 		    "unpacked in " + where + "; run scripts/install-deps.sh as root (it downloads " +
-		    "linux-headers, linux-image and busybox-static for " + debian_arch + ")");
+		    "linux-headers, linux-image and busybox-static for " + debian + ")");
 }
 
 std::vector<size_t> find_xz_offsets(std::string_view data)
@@ -692,9 +663,10 @@ Result<GuestKernel> find_guest_kernel(const std::string &release, bool extract, 
 	if (!release.empty() && root.empty() && !is_file("/boot/vmlinuz-" + release))
 		if (std::string b = built_kernel_dir(release); !b.empty()) {
 			Result<GuestKernel> k = built_guest_kernel(b);
-			if (k && normalize_arch(k->arch) != host_debian_arch())
-				return fail("kernel " + release + " is built for " + k->arch +
-					    "; select it with -a " + k->arch);
+			if (k && k->arch != host_arch()) {
+				std::string a = k->arch ? arch_name(*k->arch) : "another architecture";
+				return fail("kernel " + release + " is built for " + a + "; select it with -a " + a);
+			}
 			return k;
 		}
 	Result<std::vector<std::string>> releases = guest_releases(release, root);
@@ -703,7 +675,8 @@ Result<GuestKernel> find_guest_kernel(const std::string &release, bool extract, 
 	std::vector<std::string> with_tree, without;
 	for (const std::string &r : *releases)
 		(find_build_tree(r, root) ? with_tree : without).push_back(r);
-	std::string arch = host_debian_arch();
+	Arch host = host_arch();
+	std::string arch = debian_arch(host);
 	if (with_tree.empty()) {
 		if (releases->empty())
 			return fail("no guest kernel found (no " + root + "/boot/vmlinuz-*); install "
@@ -714,7 +687,7 @@ Result<GuestKernel> find_guest_kernel(const std::string &release, bool extract, 
 	GuestKernel k;
 	if (!release.empty()) {
 		k.release = release;
-	} else if (auto pick = pick_default_release(with_tree, arch, default_line(arch, root))) {
+	} else if (auto pick = pick_default_release(with_tree, host, default_line(host, root))) {
 		k.release = *pick;
 	} else {
 		return fail("no guest kernel of the stock " + arch + " flavour (found: " +

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "translator/support/arch.h"
 #include "translator/support/release.h"
 #include "translator/support/result.h"
 
@@ -18,7 +19,7 @@ namespace stap_pmu::kernel {
 struct BuildTree {
 	std::string dir;     // kbuild directory for make -C
 	std::string release; // uname -r of the kernel it builds for, e.g. "6.1.0-57-amd64"
-	std::string arch;    // kbuild ARCH: "x86", "arm64", ...
+	std::optional<Arch> arch; // from its configuration; nullopt: one stap-pmu does not build for
 };
 
 // release_or_dir: "" -> the running kernel's /lib/modules/$(uname -r)/build if it
@@ -50,16 +51,14 @@ Result<BuildTree> find_build_tree(const std::string &release_or_dir = "",
 using stap_pmu::parse_release;
 using stap_pmu::ReleaseName;
 
-// The line of the kernel linux-image-<debian_arch> depends on in the dpkg
-// status file (e.g. "6.1"); nullopt when it is not installed.
-std::optional<std::string> metapackage_line(const std::string &dpkg_status,
-					    const std::string &debian_arch);
+// The line of the kernel linux-image-<debian_arch(arch)> depends on in the
+// dpkg status file (e.g. "6.1"); nullopt when it is not installed.
+std::optional<std::string> metapackage_line(const std::string &dpkg_status, Arch arch);
 // metapackage_line of root/var/lib/dpkg/status.
-std::optional<std::string> default_line(const std::string &debian_arch, const std::string &root = "");
+std::optional<std::string> default_line(Arch arch, const std::string &root = "");
 
-// Rules 2 and 3 over the candidate releases; nullopt when none is stock.
-std::optional<std::string> pick_default_release(const std::vector<std::string> &releases,
-						const std::string &debian_arch,
+// Rules 2 and 3 over the candidate releases of arch; nullopt when none is stock.
+std::optional<std::string> pick_default_release(const std::vector<std::string> &releases, Arch arch,
 						const std::optional<std::string> &line);
 
 // The release a tree builds for: UTS_RELEASE from include/generated/utsrelease.h,
@@ -68,8 +67,9 @@ std::optional<std::string> pick_default_release(const std::vector<std::string> &
 // the latter is what vermagic and uname -r use.)
 std::optional<std::string> tree_release(const std::string &dir);
 
-// kbuild ARCH of a tree from include/generated/autoconf.h (or .config); "" if unknown.
-std::string tree_arch(const std::string &dir);
+// The architecture of a tree from include/generated/autoconf.h (or .config):
+// CONFIG_X86_64 or CONFIG_ARM64; nullopt for any other.
+std::optional<Arch> tree_arch(const std::string &dir);
 
 // True when the tree's configuration sets the bool/tristate option sym
 // ("CONFIG_ARM64_PSEUDO_NMI") to y: include/generated/autoconf.h, else .config.
@@ -80,15 +80,12 @@ bool tree_config_set(const std::string &dir, const std::string &sym);
 int compare_versions(std::string_view a, std::string_view b);
 void sort_versions(std::vector<std::string> &v); // ascending
 
-// Debian architecture name of the host ("amd64", "arm64", ...); from uname -m.
-std::string host_debian_arch();
-
 struct GuestKernel {
 	std::string release;   // e.g. "6.1.0-57-amd64"
 	std::string vmlinuz;   // /boot/vmlinuz-<release>
 	std::string vmlinux;   // extracted uncompressed ELF (PVH boot); "" if unavailable
 	std::string build_dir; // matching kbuild tree
-	std::string arch;      // kbuild ARCH of the tree
+	std::optional<Arch> arch; // the tree's (tree_arch)
 	std::string busybox;   // static busybox for the guest ("" : the host's /bin/busybox)
 	std::string boot;      // what QEMU boots when not the default below (built kernels)
 	// arm64 built with CONFIG_ARM64_PSEUDO_NMI (its tree says so): booted on a
@@ -113,13 +110,12 @@ Result<GuestKernel> find_guest_kernel(const std::string &release = "", bool extr
 // usr/src/linux-headers-<release> and bin/busybox, with a .complete stamp.
 // Roots, in order: $STAP_PMU_ARM64_ROOT, /var/cache/stap-pmu/arm64,
 // cache_dir()/arm64.
-std::vector<std::string> foreign_kernel_roots(const std::string &debian_arch);
+std::vector<std::string> foreign_kernel_roots(Arch arch);
 
 // The default (rules 2 and 3 above, with the host's default line read below
-// sysroot) or exactly `release` unpacked kernel for debian_arch ("arm64"), from
+// sysroot) or exactly `release` unpacked kernel for arch (Arm64), from
 // the first root that has any. The error names the roots searched and the set-up script.
-Result<GuestKernel> find_foreign_kernel(const std::string &debian_arch,
-					const std::string &release = "",
+Result<GuestKernel> find_foreign_kernel(Arch arch, const std::string &release = "",
 					const std::string &sysroot = "");
 
 // Kernels built by scripts/debug-kernel.sh (the debugging guest kernel), one
@@ -136,9 +132,6 @@ std::string built_kernels_root();
 std::string built_kernel_dir(const std::string &release);
 // A release's modules: /lib/modules/<release>, or a built kernel's copy of it.
 std::string modules_dir(const std::string &release);
-
-// "arm64" for arm64/aarch64, "amd64" for amd64/x86_64/x86; "" otherwise.
-std::string normalize_arch(const std::string &arch);
 
 // $XDG_CACHE_HOME/stap-pmu, else $HOME/.cache/stap-pmu (not created here).
 std::string cache_dir();

@@ -15,6 +15,7 @@
 #include "translator/kernelinfo/kallsyms.h"
 #include "translator/kernelinfo/kernel.h"
 #include "translator/kernelinfo/target_facts.h"
+#include "translator/support/arch.h"
 #include "translator/support/file.h"
 #include "translator/support/text.h"
 
@@ -212,9 +213,9 @@ Result<std::string> find_header(const std::string &tree)
 		    "install the kernel's headers package, which carries it");
 }
 
-std::string wrapper_prefix(const std::string &arch)
+std::string wrapper_prefix(Arch arch)
 {
-	return arch == "arm64" || arch == "aarch64" ? "__arm64_sys_" : "__x64_sys_";
+	return arch == Arch::Arm64 ? "__arm64_sys_" : "__x64_sys_";
 }
 
 namespace {
@@ -427,12 +428,12 @@ std::string alias_name(const std::string &call, const std::set<std::string> &pre
 // they are).
 
 // The expression reading argument i of a wrapper.
-std::string read_arg(size_t i, Kind k, const std::string &arch, const std::string &at)
+std::string read_arg(size_t i, Kind k, Arch arch, const std::string &at)
 {
 	static const int x86[] = {112, 104, 96, 56, 72, 64}; // di si dx r10 r8 r9
 	static const char *x86_regs[] = {"di", "si", "dx", "r10", "r8", "r9"};
-	int off = arch == "arm64" ? (int)i * 8 : x86[i];
-	std::string v = !at.empty() && arch != "arm64"
+	int off = arch == Arch::Arm64 ? (int)i * 8 : x86[i];
+	std::string v = !at.empty() && arch != Arch::Arm64
 				? "@entry(" + at + "->" + x86_regs[i] + ")"
 				: "kernel_long(__regs + " + std::to_string(off) + ")";
 	switch (k) {
@@ -449,13 +450,13 @@ std::string read_arg(size_t i, Kind k, const std::string &arch, const std::strin
 
 // The statements of an alias that set the arguments, what is derived from
 // them and argstr; at as for read_arg.
-void arg_statements(std::ostream &o, const Syscall &s, const std::string &arch,
+void arg_statements(std::ostream &o, const Syscall &s, Arch arch,
 		    const std::string &at)
 {
 	std::vector<std::string> names = arg_names(s), fmt;
 	if (!s.args.empty() && at.empty())
-		o << "\t__regs = register(\"" << (arch == "arm64" ? "x0" : "rdi") << "\")\n";
-	else if (!s.args.empty() && arch == "arm64")
+		o << "\t__regs = register(\"" << (arch == Arch::Arm64 ? "x0" : "rdi") << "\")\n";
+	else if (!s.args.empty() && arch == Arch::Arm64)
 		o << "\t__regs = @entry(" << at << ")\n";
 	for (size_t i = 0; i < s.args.size() && i < 6; i++) {
 		Kind k = kind_of(s.args[i].type);
@@ -479,7 +480,7 @@ void arg_statements(std::ostream &o, const Syscall &s, const std::string &arch,
 }
 
 void entry_alias(std::ostream &o, const std::string &alias, const Syscall &s,
-		 const std::string &point, const std::string &arch)
+		 const std::string &point, Arch arch)
 {
 	o << "probe syscall." << alias << " = " << point << " {\n";
 	o << "\tname = \"" << alias << "\"\n";
@@ -490,7 +491,7 @@ void entry_alias(std::ostream &o, const std::string &alias, const Syscall &s,
 // syscall.NAME.return: retval, retstr and, when the wrapper's BTF can be
 // read (entry_args), the arguments as at entry.
 void return_alias(std::ostream &o, const std::string &alias, const Syscall &s,
-		  const std::string &wrapper, const std::string &opt, const std::string &arch,
+		  const std::string &wrapper, const std::string &opt, Arch arch,
 		  const std::string &regs)
 {
 	const bool entry_args = !regs.empty();
@@ -510,7 +511,7 @@ void return_alias(std::ostream &o, const std::string &alias, const Syscall &s,
 
 std::string generate_tapset(const std::vector<Syscall> &protos,
 			    const std::optional<std::set<std::string>> &present,
-			    const std::string &arch,
+			    Arch arch,
 			    const std::map<std::string, std::string> &btf_wrappers)
 {
 	std::map<std::string, const Syscall *> by_name;
@@ -582,9 +583,9 @@ constexpr const char *generator_version = "3";
 
 // The wrappers (names without the prefix) kprobes can probe; nullopt when
 // the kernel's symbol table cannot be read.
-std::optional<std::set<std::string>> wrappers(const std::string &release, const std::string &arch)
+std::optional<std::set<std::string>> wrappers(const std::string &release, Arch arch)
 {
-	Result<std::string> path = symbol_source(release, arch == "arm64" ? "arm64" : "amd64");
+	Result<std::string> path = symbol_source(release, arch);
 	if (!path)
 		return std::nullopt;
 	Result<ksyms::SymbolTable> t = path->find("kallsyms") != std::string::npos
@@ -608,11 +609,11 @@ std::optional<std::set<std::string>> wrappers(const std::string &release, const 
 } // namespace
 
 Result<GeneratedTapset> tapset_dir(const std::string &tree, const std::string &release,
-				   const std::string &arch,
+				   Arch arch,
 				   const KernelConfig &config)
 {
 	GeneratedTapset g;
-	g.dir = kernel::cache_dir() + "/tapsets/" + generator_version + "/" + release + "-" + arch;
+	g.dir = kernel::cache_dir() + "/tapsets/" + generator_version + "/" + release + "-" + arch_name(arch);
 	std::string file = g.dir + "/syscall_aliases.stp";
 	if (is_file(file))
 		return g;

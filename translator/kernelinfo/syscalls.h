@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "translator/support/arch.h"
 #include "translator/support/kconfig.h"
 #include "translator/support/result.h"
 
@@ -42,8 +43,8 @@ std::vector<Syscall> parse_prototypes(std::string_view text,
 // tree its Makefile includes (Debian's -common tree).
 Result<std::string> find_header(const std::string &tree);
 
-// The wrapper symbol prefix of a kernel arch ("x86_64" or "arm64").
-std::string wrapper_prefix(const std::string &arch);
+// The wrapper symbol prefix of a kernel arch ("__x64_sys_", "__arm64_sys_").
+std::string wrapper_prefix(Arch arch);
 
 // The tapset text: for each syscall whose wrapper is in present (names
 // without the prefix; nullopt: not known, each probe point is then
@@ -60,11 +61,11 @@ std::string wrapper_prefix(const std::string &arch);
 // name, retval and retstr only.
 std::string generate_tapset(const std::vector<Syscall> &protos,
 			    const std::optional<std::set<std::string>> &present,
-			    const std::string &arch,
+			    Arch arch,
 			    const std::map<std::string, std::string> &btf_wrappers = {});
 
 // The directory holding the generated tapset of a target kernel (tree: its
-// build tree; arch: "x86_64" or "arm64"), written into the cache on first
+// build tree; arch: its architecture), written into the cache on first
 // use; present: the wrappers in the kernel's symbol table, when it can be
 // read (else every probe point is optional); the .return aliases carry the
 // entry's arguments when the kernel's BTF can be read.
@@ -78,7 +79,7 @@ struct GeneratedTapset {
 	size_t without_btf = 0; // wrappers BTF lacks: .return without them (when generated)
 };
 Result<GeneratedTapset> tapset_dir(const std::string &tree, const std::string &release,
-				   const std::string &arch,
+				   Arch arch,
 				   const KernelConfig &config);
 
 } // namespace stap_pmu::syscalls

@@ -28,11 +28,10 @@ bool has_wildcard(const std::string &pattern)
 
 } // namespace
 
-Result<std::string> symbol_source(const std::string &release, const std::string &arch)
+Result<std::string> symbol_source(const std::string &release, Arch arch)
 {
-	std::string want = kernel::normalize_arch(arch.empty() ? kernel::host_debian_arch() : arch);
-	if (want != kernel::host_debian_arch()) {
-		Result<kernel::GuestKernel> k = kernel::find_foreign_kernel(want, release);
+	if (arch != host_arch()) {
+		Result<kernel::GuestKernel> k = kernel::find_foreign_kernel(arch, release);
 		if (!k)
 			return k.error();
 		return k->vmlinuz;

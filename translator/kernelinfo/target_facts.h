@@ -33,7 +33,7 @@ struct TargetFactsOptions {
 // Where the target kernel's symbol table is read: /proc/kallsyms when the
 // running kernel is the target, else the target's kernel image (the
 // extracted vmlinux, or the arm64 Image).
-Result<std::string> symbol_source(const std::string &release, const std::string &arch);
+Result<std::string> symbol_source(const std::string &release, Arch arch);
 
 class TargetKernelFacts : public KernelFacts {
 public:

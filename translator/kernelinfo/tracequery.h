@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "translator/kernelinfo/dwarf.h"
+#include "translator/support/arch.h"
 
 namespace stap_pmu::tracequery {
 
@@ -23,7 +24,7 @@ namespace stap_pmu::tracequery {
 struct Target {
 	std::string tree;    // kbuild directory (make -C)
 	std::string release; // its uname -r
-	std::string arch;    // kbuild ARCH when cross-building, else ""
+	std::optional<Arch> arch; // when cross-building, else nullopt
 	std::string cross_compile;
 	std::vector<std::string> make_vars; // -B NAME=VALUE
 };

@@ -194,7 +194,7 @@ std::string kernel_cmdline(const VmOptions &o)
 			" panic=-1 oops=panic loglevel=4";
 	// arm64: no KASLR, so that -icount instruction counts of kernel paths
 	// (module tree lookups depend on addresses) repeat from boot to boot
-	if (o.arch == "arm64") {
+	if (o.arch == Arch::Arm64) {
 		c += " nokaslr";
 		// a pseudo-NMI kernel (on the GICv3 qemu_argv gives it): PMU overflows are NMIs
 		if (o.kernel.pseudo_nmi)
@@ -212,27 +212,22 @@ std::string kernel_cmdline(const VmOptions &o)
 
 GuestPorts guest_ports(const VmOptions &o)
 {
-	if (o.arch == "arm64")
+	if (o.arch == Arch::Arm64)
 		return {"ttyAMA0", "ttyS0", "ttyS1", "ttyS2"};
 	return {"ttyS0", "ttyS1", "ttyS2", "ttyS3"};
 }
 
-void set_arch_defaults(VmOptions &o, const std::string &arch)
+void set_arch_defaults(VmOptions &o, Arch arch)
 {
 	o.arch = arch;
-	if (arch == "arm64") {
-		o.qemu = "qemu-system-aarch64";
-		o.cpu = "cortex-a57";
-	} else {
-		o.qemu = "qemu-system-x86_64";
-		o.cpu = "qemu64";
-	}
+	o.qemu = std::string("qemu-system-") + qemu_arch(arch);
+	o.cpu = arch == Arch::Arm64 ? "cortex-a57" : "qemu64";
 }
 
 std::vector<std::string> qemu_argv(const VmOptions &o, const std::string &initrd,
 				   const std::string &dir)
 {
-	bool arm64 = o.arch == "arm64";
+	bool arm64 = o.arch == Arch::Arm64;
 	std::vector<std::string> a = {o.qemu};
 	if (arm64)
 		// -icount shift=0: one guest instruction per virtual ns, so the

@@ -11,7 +11,7 @@
 // /init opens ttyS1-3 once, one after the other (fds 3-5), then logs
 // kWindowMarker: kernel problems from then on fail the run, those of the boot
 // and of the ports' start-up (a kernel flavour's 8250 driver) do not.
-// arm64 (qemu-system-aarch64 -M virt, arch "arm64"): the console is the PL011
+// arm64 (qemu-system-aarch64 -M virt, Arch::Arm64): the console is the PL011
 // ttyAMA0 and the three other ports are PCI 16550s (pci-serial), ttyS0..ttyS2
 // in the guest; -icount shift=0 makes the emulated PMUv3 count exact
 // instructions (one instruction per virtual ns).
@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "translator/support/arch.h"
 #include "translator/support/result.h"
 
 namespace stap_pmu::vm {
@@ -31,7 +32,7 @@ namespace stap_pmu::vm {
 struct GuestImage {
 	std::string release;    // e.g. "6.1.0-57-amd64"
 	std::string boot_image; // what QEMU boots (-kernel): the PVH vmlinux, else the vmlinuz
-	std::string arch;       // kbuild ARCH it is built for ("" : not known)
+	std::optional<Arch> arch; // the architecture it is built for (nullopt : not known)
 	std::string busybox;    // static busybox for the guest ("" : VmOptions::busybox_path)
 	// arm64 kernel with CONFIG_ARM64_PSEUDO_NMI: -M virt,gic-version=3 and
 	// irqchip.gicv3_pseudo_nmi=1, so the PMU overflow interrupt is an NMI
@@ -62,7 +63,7 @@ struct VmOptions {
 	// concurrency"). --vm-tcg multi sets "tcg,thread=multi" for scripts that unregister
 	// nothing while the probed code runs. KVM cannot run stock kernels on the build hosts.
 	std::string accel = "tcg,thread=single";
-	std::string arch = "x86";         // guest kbuild ARCH: "x86" or "arm64"
+	Arch arch = Arch::X86_64;         // the guest's
 	std::string cpu = "qemu64";       // -cpu MODEL
 	int smp = 2;
 	std::string memory = "1G";
@@ -141,8 +142,8 @@ struct GuestPorts {
 	const char *console, *out, *err, *ctl;
 };
 GuestPorts guest_ports(const VmOptions &opts);
-// Defaults for an arch ("x86", "arm64"): qemu binary, -cpu model.
-void set_arch_defaults(VmOptions &opts, const std::string &arch);
+// Defaults for an arch: qemu binary, -cpu model.
+void set_arch_defaults(VmOptions &opts, Arch arch);
 std::vector<std::string> qemu_argv(const VmOptions &opts, const std::string &initrd,
 				   const std::string &dir); // dir holds the serial files
 std::optional<int> parse_exit_marker(std::string_view console);

@@ -239,11 +239,9 @@ Status VmSession::check_inputs() const
 			return fail(std::string(n.what) + " " +
 				    (n.path.empty() ? "not given" : n.path + ": " + strerror(errno)));
 	}
-	if (o_.arch != "x86" && o_.arch != "arm64")
-		return fail("--vm supports x86_64 and arm64 guests only (not " + o_.arch + ")");
-	if (!o_.kernel.arch.empty() && o_.kernel.arch != o_.arch)
-		return fail("the guest kernel " + o_.kernel.release + " is built for " + o_.kernel.arch +
-			    ", not " + o_.arch);
+	if (o_.kernel.arch && *o_.kernel.arch != o_.arch)
+		return fail("the guest kernel " + o_.kernel.release + " is built for " +
+			    arch_name(*o_.kernel.arch) + ", not " + arch_name(o_.arch));
 	if (o_.timeout_s <= 0 || o_.smp <= 0)
 		return fail("invalid VM options (timeout and smp must be positive)");
 	return {};
@@ -294,7 +292,7 @@ Status VmSession::boot()
 			cmd += (cmd.empty() ? "" : " ") +
 			       (a.find_first_of(" '\"") == std::string::npos ? a : text::shell_quote(a));
 		rep_.info("initramfs built in " + std::to_string(now_ms() - t_initramfs_) + " ms: " + img_);
-		if (o_.arch == "arm64")
+		if (o_.arch == Arch::Arm64)
 			rep_.info("arm64 guest with -icount shift=0: the emulated PMUv3 counts exact "
 				  "guest instructions (1 instruction = 1 virtual ns)");
 		rep_.info("running: " + cmd);
@@ -310,7 +308,7 @@ Status VmSession::boot()
 	if (!c) {
 		Error e = c.error();
 		if (e.what.rfind("cannot run", 0) == 0)
-			e.hint = o_.arch == "arm64" ? "install qemu-system-arm" : "install qemu-system-x86";
+			e.hint = o_.arch == Arch::Arm64 ? "install qemu-system-arm" : "install qemu-system-x86";
 		return e;
 	}
 	qemu_.emplace(std::move(*c));

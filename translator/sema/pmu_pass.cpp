@@ -39,18 +39,13 @@ PmuPassResult resolve_pmu_events(const std::vector<EventUse> &events, const PmuO
 		diags.error({}, "cannot initialize libpfm4: " + st.error().what);
 		return r;
 	}
-	auto arch = pmu::parse_arch(opts.arch);
-	if (!arch) {
-		diags.error({}, "unknown target architecture '" + opts.arch + "' (x86_64, arm64)");
-		return r;
-	}
 	auto fallback = pmu::parse_fallback(opts.fallback);
 	if (!fallback) {
 		diags.error({}, "--pmu-fallback must be none, row or generic, not '" + opts.fallback +
 					"'");
 		return r;
 	}
-	auto targets = pmu::Resolver::expand_targets(opts.targets, *arch);
+	auto targets = pmu::Resolver::expand_targets(opts.targets, opts.arch);
 	if (!targets) {
 		diags.error({}, targets.error().what);
 		return r;

@@ -16,7 +16,7 @@ namespace stap_pmu {
 struct PmuOptions {
 	std::vector<std::string> targets{"host"};
 	std::string fallback = "row"; // none | row | generic (docs/pmu.md)
-	std::string arch;             // "" : the build host's
+	Arch arch = host_arch();      // the target's
 };
 
 struct PmuPassResult {

@@ -43,9 +43,9 @@ std::string guest_bin_dir()
 		    STAP_PMU_BUILD_GUEST_DIR);
 }
 
-std::string guest_program(const std::string &arch, const std::string &name)
+std::string guest_program(Arch arch, const std::string &name)
 {
-	return guest_bin_dir() + (arch == "arm64" ? "/arm64/" : "/") + name;
+	return guest_bin_dir() + (arch == Arch::Arm64 ? "/arm64/" : "/") + name;
 }
 
 } // namespace stap_pmu

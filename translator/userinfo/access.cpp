@@ -10,7 +10,7 @@ namespace stap_pmu::userinfo {
 
 namespace {
 
-Result<TargetAccess> return_access(dwarfloc::Arch arch, Dwarf_Die *fn, const std::string &name,
+Result<TargetAccess> return_access(Arch arch, Dwarf_Die *fn, const std::string &name,
 				   bool in_return)
 {
 	if (!in_return)
@@ -41,7 +41,7 @@ std::vector<KernelParam> locals_of(const Binary &b, const UserFunction &f)
 	return dwarfloc::locals_at(&fn, f.vaddr);
 }
 
-Result<TargetAccess> access_of(const Binary &b, dwarfloc::Arch arch, const UserFunction &f,
+Result<TargetAccess> access_of(const Binary &b, Arch arch, const UserFunction &f,
 			       const std::string &spelling, bool in_return)
 {
 	std::vector<std::string> parts = split_target_spelling(spelling);

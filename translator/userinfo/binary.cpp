@@ -63,15 +63,6 @@ std::string machine_name(uint16_t machine)
 	return "e_machine " + std::to_string(machine);
 }
 
-bool machine_matches(uint16_t machine, const std::string &arch)
-{
-	if (arch == "x86" || arch == "x86_64")
-		return machine == EM_X86_64;
-	if (arch == "arm64")
-		return machine == EM_AARCH64;
-	return false;
-}
-
 namespace {
 
 // The defined function symbols of the symbol table section of type `type`.

@@ -56,9 +56,6 @@ struct Binary {
 // "x86-64", "arm64", "i386", ... for e_machine.
 std::string machine_name(uint16_t machine);
 
-// Whether machine is what kbuild ARCH arch runs.
-bool machine_matches(uint16_t machine, const std::string &arch);
-
 // Opens path (an ELF file) and looks for its DWARF.
 Result<std::unique_ptr<Binary>> open_binary(const std::string &path,
 					    const std::vector<std::string> &debug_dirs);
@@ -73,14 +70,14 @@ Result<std::vector<UserFunction>> find_functions(const Binary &b, const std::str
 						 bool call);
 
 // ProcessFacts::target_access for a function of b.
-Result<TargetAccess> access_of(const Binary &b, dwarfloc::Arch arch, const UserFunction &f,
+Result<TargetAccess> access_of(const Binary &b, Arch arch, const UserFunction &f,
 			       const std::string &spelling, bool in_return);
 
 // ProcessFacts::locals for a function of b.
 std::vector<KernelParam> locals_of(const Binary &b, const UserFunction &f);
 
 // ProcessFacts::marks for b.
-Result<std::vector<SdtMark>> find_marks(const Binary &b, const std::string &arch,
+Result<std::vector<SdtMark>> find_marks(const Binary &b, Arch arch,
 					const std::string &provider, const std::string &name_glob);
 
 // ProcessFacts::plt for b.

@@ -52,7 +52,7 @@ bool executable_file(const std::string &p)
 
 // The real file behind path (uprobes attach to the inode) if it is an
 // executable or shared library of the target's architecture.
-Result<std::string> check_file(const std::string &path, const std::string &arch)
+Result<std::string> check_file(const std::string &path, Arch arch)
 {
 	struct stat st;
 	if (stat(path.c_str(), &st) != 0)
@@ -71,9 +71,9 @@ Result<std::string> check_file(const std::string &path, const std::string &arch)
 		return fail(real + " is not an executable or a shared library (ELF type " +
 				    std::to_string((*b)->type) + ")",
 			    "give a linked program or library; uprobes cannot attach to object files");
-	if (!userinfo::machine_matches((*b)->machine, arch))
+	if (arch_of_elf_machine((*b)->machine) != arch)
 		return fail(real + " is an " + userinfo::machine_name((*b)->machine) +
-				    " ELF file, the target is " + arch,
+				    " ELF file, the target is " + kbuild_arch(arch),
 			    "give a program built for the target's architecture");
 	return real;
 }
@@ -146,10 +146,7 @@ Result<TargetAccess> ElfProcessFacts::target_access(const UserFunction &f,
 	auto b = binary_of(*state_, f.path, opts_);
 	if (!b)
 		return b.error();
-	dwarfloc::Arch arch;
-	if (!dwarfloc::arch_of(opts_.arch, arch))
-		return fail("user-space target variables are not supported on " + opts_.arch);
-	return userinfo::access_of(**b, arch, f, spelling, in_return);
+	return userinfo::access_of(**b, opts_.arch, f, spelling, in_return);
 }
 
 std::vector<KernelParam> ElfProcessFacts::locals(const UserFunction &f) const

@@ -11,11 +11,12 @@
 #include <vector>
 
 #include "translator/probes/process_facts.h"
+#include "translator/support/arch.h"
 
 namespace stap_pmu {
 
 struct ElfProcessFactsOptions {
-	std::string arch = "x86";            // kbuild ARCH of the target: "x86" or "arm64"
+	Arch arch = Arch::X86_64;             // the target's architecture
 	std::vector<std::string> extra_dirs;  // searched after $PATH for a bare name (--vm: the guest programs)
 	std::vector<std::string> debug_dirs = {"/usr/lib/debug"}; // .build-id/NN/REST.debug, debuglink
 };
@@ -59,10 +60,10 @@ private:
 
 // One SDT argument as its note spells it ("-4@%edi", "8@-16(%rbp)",
 // "4@$42", "8@sym(%rip)"; arm64 "-4@x0", "8@[sp, 16]", "8@[x1]", "4@42")
-// for arch ("x86" or "arm64"): a Base::Loc access of user memory, size
+// for arch: a Base::Loc access of user memory, size
 // and sign from N ("-4": signed, 4 bytes). An argument it cannot parse is
 // an access of size 0 (SdtMark::args keeps it so; $argN of it is refused
 // when used).
-TargetAccess parse_sdt_arg(const std::string &text, const std::string &arch);
+TargetAccess parse_sdt_arg(const std::string &text, Arch arch);
 
 } // namespace stap_pmu

@@ -31,7 +31,6 @@ bool parse_int(const std::string &s, int64_t &v)
 // The x86-64 operand forms: %reg, $imm, off(%reg), sym(%rip), sym+off(%rip).
 bool x86_operand(const std::string &op, Location &loc, const SymbolLookup &sym)
 {
-	using dwarfloc::Arch;
 	if (op.size() > 1 && op[0] == '%') {
 		int r = dwarfloc::reg_number(Arch::X86_64, op.substr(1));
 		loc = {Location::Reg, r, 0};
@@ -64,7 +63,6 @@ bool x86_operand(const std::string &op, Location &loc, const SymbolLookup &sym)
 // The arm64 operand forms: xN/wN/sp, [reg], [reg, N] ("#N" too), N.
 bool arm64_operand(const std::string &op, Location &loc)
 {
-	using dwarfloc::Arch;
 	int r = dwarfloc::reg_number(Arch::Arm64, op);
 	if (r >= 0) {
 		loc = {Location::Reg, r, 0};
@@ -88,7 +86,7 @@ bool arm64_operand(const std::string &op, Location &loc)
 	return parse_int(n, loc.off) && (loc.kind = Location::Const, true);
 }
 
-TargetAccess parse_arg(const std::string &text, const std::string &arch, const SymbolLookup &sym)
+TargetAccess parse_arg(const std::string &text, Arch arch, const SymbolLookup &sym)
 {
 	TargetAccess a;
 	a.base = TargetAccess::Loc;
@@ -102,7 +100,7 @@ TargetAccess parse_arg(const std::string &text, const std::string &arch, const S
 	if (size != 1 && size != 2 && size != 4 && size != 8)
 		return a;
 	std::string op = text.substr(at + 1);
-	bool ok = arch == "arm64" ? arm64_operand(op, a.loc) : x86_operand(op, a.loc, sym);
+	bool ok = arch == Arch::Arm64 ? arm64_operand(op, a.loc) : x86_operand(op, a.loc, sym);
 	if (ok) {
 		a.size = static_cast<unsigned>(size);
 		a.is_signed = n < 0;
@@ -112,7 +110,7 @@ TargetAccess parse_arg(const std::string &text, const std::string &arch, const S
 
 } // namespace
 
-TargetAccess parse_sdt_arg(const std::string &text, const std::string &arch)
+TargetAccess parse_sdt_arg(const std::string &text, Arch arch)
 {
 	return parse_arg(text, arch, nullptr);
 }
@@ -184,7 +182,7 @@ bool parse_note(const char *desc, size_t len, uint64_t words[3], std::string str
 	return true;
 }
 
-SdtMark make_mark(const Binary &b, const std::string &arch, const uint64_t w[3],
+SdtMark make_mark(const Binary &b, Arch arch, const uint64_t w[3],
 		  const std::string s[3], int64_t base_diff)
 {
 	SdtMark m;
@@ -219,7 +217,7 @@ bool glob_matches(const std::string &glob, const std::string &s)
 
 } // namespace
 
-Result<std::vector<SdtMark>> find_marks(const Binary &b, const std::string &arch,
+Result<std::vector<SdtMark>> find_marks(const Binary &b, Arch arch,
 					const std::string &provider, const std::string &name_glob)
 {
 	GElf_Shdr base_sh, sh;

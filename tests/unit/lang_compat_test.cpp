@@ -109,6 +109,18 @@ TEST(LangCompat, ComponentHelpers)
 	EXPECT_FALSE(probe_name_prefixes("syscall.readv.return", "syscall.read"));
 }
 
+// The one rule resolve_tapsets and the syscall-tapset closure share.
+TEST(LangCompat, PointNamesAlias)
+{
+	EXPECT_TRUE(point_names_alias("signal.send", "signal.send"));             // itself
+	EXPECT_TRUE(point_names_alias("signal.*", "signal.send"));                // a glob
+	EXPECT_TRUE(point_names_alias("signal.send.maxactive(5)", "signal.send")); // a suffix
+	EXPECT_TRUE(point_names_alias("sig*.send.return", "signal.send"));        // both
+	EXPECT_FALSE(point_names_alias("signal.sendv", "signal.send"));
+	EXPECT_FALSE(point_names_alias("signal", "signal.send"));
+	EXPECT_FALSE(point_names_alias("kernel.function(\"a.b\")", "kernel.function(\"a\")"));
+}
+
 TEST(LangCompat, AliasSuffixAppendsToEachExpansion)
 {
 	Checked c("probe rd = kprobe.function(\"a\"), kprobe.function(\"b\") { x = 1 }\n"

@@ -69,7 +69,7 @@ bool needs_syscall_aliases(const Script &script, TapsetLibrary &tapsets)
 					continue;
 				bool named = false;
 				for (const ProbePoint &n : a.alias_names)
-					named |= probe_name_matches(point, probe_point_str(n));
+					named |= point_names_alias(point, probe_point_str(n));
 				if (!named)
 					continue;
 				seen.insert(&a);

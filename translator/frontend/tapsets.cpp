@@ -168,6 +168,11 @@ bool probe_name_prefixes(const std::string &pattern, const std::string &name)
 	return true;
 }
 
+bool point_names_alias(const std::string &point, const std::string &alias)
+{
+	return probe_name_matches(point, alias) || probe_name_prefixes(point, alias);
+}
+
 namespace {
 
 std::vector<fs::path> stp_files(const std::string &dir)
@@ -307,10 +312,10 @@ std::vector<std::unique_ptr<SourceFile>> resolve_tapsets(Script &script, TapsetL
 	while (again) {
 		again = false;
 		std::set<std::string> want = needs(script, builtins);
-		std::vector<std::pair<std::string, bool>> points; // probe points, wildcard?
+		std::vector<std::string> points; // the wanted names that may be probe points
 		for (const std::string &w : want)
-			if (bool wild = has_wildcard(w); wild || w.find('.') != std::string::npos)
-				points.emplace_back(w, wild);
+			if (has_wildcard(w) || w.find('.') != std::string::npos)
+				points.push_back(w);
 		for (size_t i = 0; i < lib.files.size(); i++) {
 			if (taken[i])
 				continue;
@@ -327,20 +332,15 @@ std::vector<std::unique_ptr<SourceFile>> resolve_tapsets(Script &script, TapsetL
 				hit |= want.count(d) != 0;
 			// probe syscall.*: a wildcard over the aliases a tapset
 			// defines; syscall.read.return.maxactive(5): an alias and
-			// a suffix its expansions get
+			// a suffix its expansions get (point_names_alias)
 			// (alias names only: 'probe b*' must not pull in a tapset
 			// for its function bio_rw_str)
 			std::vector<std::string> alias_names;
 			if (!tf.defines.empty())
 				aliases_of(tf, alias_names);
-			for (const auto &[w, wild] : points)
+			for (const std::string &w : points)
 				for (const std::string &d : alias_names)
-					if (!hit && w.size() > d.size() && w.compare(0, d.size(), d) == 0 &&
-					    w[d.size()] == '.')
-						hit = true;
-					else if (!hit && wild &&
-						 (probe_name_matches(w, d) || probe_name_prefixes(w, d)))
-						hit = true;
+					hit = hit || point_names_alias(w, d);
 			if (!hit)
 				continue;
 			taken[i] = again = true;

@@ -88,6 +88,14 @@ bool component_has_wildcard(const std::string &component);
 // (syscall.read.return.maxactive(5) over the alias syscall.read.return).
 bool probe_name_prefixes(const std::string &pattern, const std::string &name);
 
+// The one rule for whether a probe point names a probe alias: the alias
+// itself, a glob over it, or it with a suffix its expansions get
+// (probe_name_matches or probe_name_prefixes). resolve_tapsets pulls in the
+// tapsets whose aliases a script names by it, and the driver follows the
+// same rule through aliases of aliases to see whether a script needs the
+// generated syscall.* tapset.
+bool point_names_alias(const std::string &point, const std::string &alias);
+
 // Probe alias names the tapsets define (for -l / -L).
 std::vector<std::string> tapset_aliases(const std::vector<TapsetFile> &tapsets);
 

@@ -22,14 +22,13 @@ std::string Emitter::escape_percent(const std::string &s)
 	return out;
 }
 
-std::string Emitter::print_call(const Expr &e)
+std::string Emitter::print_call(const Expr &e, const PrintFunction &p)
 {
-	const std::string &n = e.text;
 	if (!e.args.empty() && e.args[0]->kind == ExprKind::AtCall &&
 	    (e.args[0]->text == "hist_log" || e.args[0]->text == "hist_linear"))
 		return hist_print(*e.args[0]);
-	bool delim = n == "printd" || n == "printdln";
-	bool nl = n == "println" || n == "sprintln" || n == "printdln";
+	bool delim = p.form == PrintForm::Delimited;
+	bool nl = p.newline;
 	std::string fmt, args;
 	size_t first = delim ? 1 : 0;
 	std::string dfmt, darg;
@@ -59,7 +58,7 @@ std::string Emitter::print_call(const Expr &e)
 	if (nl)
 		fmt += "\n";
 	std::string out;
-	if (n[0] == 's')
+	if (p.to_string)
 		out = "((const char *)stp_sprintf(" + temp() + ", " + c_string(fmt) + args + "))";
 	else if (fmt.empty())
 		out = "0";
@@ -126,11 +125,8 @@ std::string Emitter::local_hdesc(const Symbol &s)
 std::string Emitter::call(const Expr &e)
 {
 	const std::string &n = e.text;
-	if (n == "printf" || n == "sprintf")
-		return printf_call(e);
-	if (n == "print" || n == "println" || n == "sprint" || n == "sprintln" ||
-	    n == "printd" || n == "printdln")
-		return print_call(e);
+	if (const PrintFunction *p = find_print_function(n))
+		return p->form == PrintForm::Format ? printf_call(e, *p) : print_call(e, *p);
 	if (auto it = sema_.call_of.find(&e); it != sema_.call_of.end())
 		return user_call(e, sema_.functions[it->second]);
 	const Builtin *b = find_builtin(n, e.args.size());
@@ -190,13 +186,13 @@ std::string Emitter::user_call(const Expr &e, const FunctionInfo &f)
 	       "stp_fn_" + fn + "(c); " + get + "stp_nest_leave(c); } " + r + "; })";
 }
 
-std::string Emitter::printf_call(const Expr &e)
+std::string Emitter::printf_call(const Expr &e, const PrintFunction &p)
 {
 	auto it = sema_.formats.find(&e);
 	if (it == sema_.formats.end())
 		return "0";
 	const Format &f = it->second;
-	bool s = e.text == "sprintf";
+	bool s = p.to_string;
 	std::string out = s ? "((const char *)stp_sprintf(" + temp() + ", " + c_string(f.kernel_fmt)
 			    : "stp_printf(c, " + c_string(f.kernel_fmt);
 	std::vector<const Expr *> args;

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "translator/frontend/print_family.h"
 #include "translator/sema/builtins.h"
 #include "translator/codegen/cmap.h"
 
@@ -226,7 +227,7 @@ private:
 
 	static std::string escape_percent(const std::string &s);
 
-	std::string print_call(const Expr &e);
+	std::string print_call(const Expr &e, const PrintFunction &p);
 
 	std::string hist_print(const Expr &h);
 
@@ -241,7 +242,7 @@ private:
 
 	std::string user_call(const Expr &e, const FunctionInfo &f);
 
-	std::string printf_call(const Expr &e);
+	std::string printf_call(const Expr &e, const PrintFunction &p);
 
 	std::string stat_of(const Expr &v);
 

@@ -1,5 +1,6 @@
 // parser_expr.cpp - Parser: expressions, by precedence level.
 #include "translator/frontend/parser_impl.h"
+#include "translator/frontend/print_family.h"
 
 #include <algorithm>
 #include <cctype>
@@ -117,18 +118,12 @@ void Parser::check_regex(const Expr &match)
 // argument checks SystemTap makes when it parses.
 void Parser::check_print_call(const Expr &call)
 {
-	static const std::set<std::string> prints = {"print",   "println", "sprint",
-						     "sprintln", "printf",  "sprintf",
-						     "printd",  "printdln"};
-	const std::string &n = call.text;
-	if (!prints.count(n))
+	const PrintFunction *p = find_print_function(call.text);
+	if (!p)
 		return;
-	bool delim = n == "printd" || n == "printdln";
-	// the values printed: not printf's format, not printd's delimiter
-	size_t values = call.args.size() - (call.args.empty() || n == "print" || n == "println" ||
-						    n == "sprint" || n == "sprintln"
-					    ? 0
-					    : 1);
+	const std::string &n = call.text;
+	bool delim = p->form == PrintForm::Delimited;
+	size_t values = printed_values(*p, call.args.size());
 	if (values > max_print_args)
 		diags_.error(call.loc, "too many values for '" + n + "' (" + std::to_string(values) +
 					       ", at most " + std::to_string(max_print_args) + ")");

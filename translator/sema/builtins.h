@@ -1,6 +1,5 @@
 // builtins.h - builtin functions: name, types, and the C the code generator
-// emits for a call. printf, sprintf, print, println, sprint, sprintln,
-// printd and printdln are special (see sema.cpp and codegen.cpp).
+// emits for a call. The print family is not here: frontend/print_family.h.
 #pragma once
 
 #include <set>

@@ -139,9 +139,7 @@ int Checker::find_function(const std::string &name) const
 
 bool Checker::is_special_builtin(const std::string &n)
 {
-	static const std::set<std::string> s = {"printf", "sprintf", "print", "println",
-						"sprint", "sprintln", "printd", "printdln"};
-	return s.count(n) != 0;
+	return find_print_function(n) != nullptr;
 }
 
 Symbol *Checker::find_global(const std::string &name)

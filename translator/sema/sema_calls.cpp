@@ -6,26 +6,16 @@ namespace stap_pmu::sema_impl {
 Type Checker::call(const Expr &e)
 {
 	const std::string &n = e.text;
-	if (n == "printf" || n == "sprintf")
-		return printf_call(e);
-	if (n == "print" || n == "println" || n == "sprint" || n == "sprintln")
-		return print_call(e);
-	if (n == "printd" || n == "printdln") {
-		// the parser checked the delimiter (a string literal) and the count
-		for (size_t i = 0; i < e.args.size(); i++) {
-			Type t = expr(*e.args[i]);
-			if (t == Type::Stats || t == Type::Void)
-				error(e.args[i]->loc, "'" + n + "' prints longs and strings");
-		}
-		return set(e, Type::Void);
-	}
+	if (const PrintFunction *p = find_print_function(n))
+		return print_family_call(e, *p);
 	int fi = find_function(n);
 	if (fi >= 0)
 		return user_call(e, static_cast<size_t>(fi));
 	const Builtin *b = find_builtin(n);
 	if (!b) {
-		std::vector<std::string> names = {"printf", "sprintf", "print", "println", "sprint",
-						  "sprintln"};
+		std::vector<std::string> names;
+		for (const PrintFunction &p : print_functions())
+			names.push_back(p.name);
 		for (const Builtin &x : all_builtins())
 			names.push_back(x.name);
 		for (const FunctionInfo &f : r_.functions)
@@ -86,10 +76,25 @@ Type Checker::user_call(const Expr &e, size_t fi)
 	return set(e, f.ret);
 }
 
-Type Checker::print_call(const Expr &e)
+Type Checker::print_family_call(const Expr &e, const PrintFunction &p)
 {
-	bool s = e.text[0] == 's';
-	if (e.args.empty() && e.text != "println") {
+	if (p.form == PrintForm::Format)
+		return printf_call(e, p);
+	if (p.form == PrintForm::Values)
+		return print_call(e, p);
+	// the parser checked the delimiter (a string literal) and the count
+	for (const ExprPtr &a : e.args) {
+		Type t = expr(*a);
+		if (t == Type::Stats || t == Type::Void)
+			error(a->loc, "'" + e.text + "' prints longs and strings");
+	}
+	return set(e, Type::Void);
+}
+
+Type Checker::print_call(const Expr &e, const PrintFunction &p)
+{
+	bool s = p.to_string;
+	if (e.args.empty() && !(p.newline && !p.to_string)) {
 		error(e.loc, "'" + e.text + "' needs at least one value");
 		return set(e, s ? Type::String : Type::Void);
 	}
@@ -108,9 +113,9 @@ Type Checker::print_call(const Expr &e)
 	return set(e, s ? Type::String : Type::Void);
 }
 
-Type Checker::printf_call(const Expr &e)
+Type Checker::printf_call(const Expr &e, const PrintFunction &p)
 {
-	bool s = e.text == "sprintf";
+	bool s = p.to_string;
 	Type rt = s ? Type::String : Type::Void;
 	if (e.args.empty() || e.args[0]->kind != ExprKind::String) {
 		error(e.loc, e.text + " needs a string literal as its first argument");

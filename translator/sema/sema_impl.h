@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 
+#include "translator/frontend/print_family.h"
 #include "translator/sema/builtins.h"
 #include "translator/support/suggest.h"
 
@@ -198,9 +199,10 @@ private:
 
 	Type user_call(const Expr &e, size_t fi);
 
-	Type print_call(const Expr &e);
+	Type print_family_call(const Expr &e, const PrintFunction &p);
+	Type print_call(const Expr &e, const PrintFunction &p);
 
-	Type printf_call(const Expr &e);
+	Type printf_call(const Expr &e, const PrintFunction &p);
 
 	Symbol *stat_operand(const Expr &e, const std::string &what);
 

@@ -1,7 +1,6 @@
 // cache.cpp - the module cache (cache.h).
 #include "translator/builder/cache.h"
 
-#include "translator/kernelinfo/kernel.h"
 #include "translator/support/file.h"
 
 #include <sys/stat.h>
@@ -68,14 +67,6 @@ std::string Key::hex() const
 		all += std::to_string(l.size()) + ":" + l + std::to_string(v.size()) + ":" + v;
 	}
 	return digest(all);
-}
-
-std::string modules_dir()
-{
-	const char *e = getenv("STAP_PMU_MODULE_CACHE");
-	if (e && *e)
-		return e;
-	return kernel::cache_dir() + "/modules";
 }
 
 void add_build_tree(Key &k, const std::string &tree, const std::string &release)

@@ -31,9 +31,6 @@ private:
 // 32 hex digits of a byte string (two FNV-1a 64 with different bases).
 std::string digest(const std::string &data);
 
-// $STAP_PMU_MODULE_CACHE, else kernel::cache_dir() + "/modules".
-std::string modules_dir();
-
 // The kernel build tree's contribution: release, .config, Module.symvers,
 // generated utsrelease.h/autoconf.h.
 void add_build_tree(Key &k, const std::string &tree_dir, const std::string &release);

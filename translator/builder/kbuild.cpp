@@ -20,7 +20,6 @@
 #include "translator/builder/cache.h"
 #include "translator/builder/kbuild_replay.h"
 #include "translator/builder/symvers.h"
-#include "translator/kernelinfo/kernel.h"
 #include "translator/support/file.h"
 #include "translator/support/process.h"
 #include "translator/support/text.h"
@@ -407,21 +406,17 @@ KbuildResult kbuild(const KbuildRequest &req)
 	// a recipe that failed where make succeeded: make, and no new recording
 	std::optional<std::string> broken;
 	if (req.replay) {
-		const char *e = getenv("STAP_PMU_KBUILD_CACHE");
-		rdir = (e && *e ? std::string(e) : kernel::cache_dir() + "/kbuild") + "/" + recipe_key(req);
+		rdir = req.recipe_dir + "/" + recipe_key(req);
 		broken = sys::read_file(rdir + "/broken");
 		if (!broken)
 			recipe = load_recipe(rdir, req.build_tree, stale);
 	}
-	// Test hook: every build is appended to $STAP_PMU_KBUILD_LOG (a replay
-	// as the make command it stands for; one that failed is not a build,
-	// make's run after it is), so tests can assert that a cached module was
-	// not rebuilt.
-	const char *hook = getenv("STAP_PMU_KBUILD_LOG");
+	// the test hook: a replay that failed is not a build, make's run after it is
+	const std::string &hook = req.build_log;
 	if (recipe) {
 		Run rp = replay(req, *recipe, adir);
 		if (rp.status == 0 && fs::exists(ko)) {
-			if (hook && *hook) {
+			if (!hook.empty()) {
 				std::ofstream log(hook, std::ios::app);
 				log << make_command(req, dir) << "  # replayed from " << rdir << "\n";
 			}
@@ -441,7 +436,7 @@ KbuildResult kbuild(const KbuildRequest &req)
 	if (req.replay && !recipe && !broken)
 		queries = std::make_unique<MakeQueries>(req, adir);
 	std::string cmd = make_command(req, dir);
-	if (hook && *hook) {
+	if (!hook.empty()) {
 		std::ofstream log(hook, std::ios::app);
 		log << cmd << "\n";
 	}

@@ -26,8 +26,13 @@ struct KbuildRequest {
 	// Build by a replay of kbuild's commands recorded from an earlier make
 	// run for the same tree, variables and Kbuild file (kbuild_replay.h);
 	// without a recipe, make runs and its commands are recorded. The
-	// recipes are kept in $STAP_PMU_KBUILD_CACHE, else kernel::cache_dir()/kbuild.
+	// recipes are kept below recipe_dir (CacheLocations::kbuild_recipes).
 	bool replay = false;
+	std::string recipe_dir;
+	// Test hook: every build is appended to this file ("": none), a replay as
+	// the make command it stands for, so tests can assert that a cached module
+	// was not rebuilt (CacheLocations::kbuild_log).
+	std::string build_log;
 	bool verbose = false;
 };
 

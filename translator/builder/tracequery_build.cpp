@@ -101,7 +101,7 @@ Result<std::string> KbuildQueryModuleBuilder::build(const Target &t, const std::
 			break;
 		}
 	}
-	const std::string key = k.hex(), dir = cache::modules_dir();
+	const std::string key = k.hex(), dir = o.caches.modules;
 	if (o.use_cache)
 		if (auto p = cache::lookup(dir, key, name)) {
 			if (o.verbose)
@@ -124,6 +124,7 @@ Result<std::string> KbuildQueryModuleBuilder::build(const Target &t, const std::
 	kr.make_vars = t.make_vars;
 	kr.extra_ccflags = "-g";
 	kr.debug_info = true; // its DWARF is what it is built for
+	kr.build_log = o.caches.kbuild_log;
 	KbuildResult res = kbuild(kr);
 	if (!res)
 		return fail(res.error().what, first_errors(res.error().log));

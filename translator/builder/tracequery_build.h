@@ -8,6 +8,7 @@
 
 #include "translator/kernelinfo/tracequery.h"
 #include "translator/support/arch.h"
+#include "translator/support/locations.h"
 
 namespace stap_pmu::tracequery {
 
@@ -18,6 +19,7 @@ struct BuilderOptions {
 	bool vm = false;                      // --vm: the guest kernel
 	std::vector<std::string> kbuild_vars; // -B NAME=VALUE (CROSS_COMPILE=...)
 	bool use_cache = true;                // the module cache (cache.h)
+	CacheLocations caches;                // the module cache, kbuild's recipes
 	bool verbose = false;
 };
 

@@ -68,6 +68,8 @@ Result<KbuildRequest> kbuild_request(const BuildRequest &req, const std::string 
 	kr.work_dir = work;
 	kr.debug_info = req.debug_info;
 	kr.replay = req.kbuild_replay;
+	kr.recipe_dir = req.caches.kbuild_recipes;
+	kr.build_log = req.caches.kbuild_log;
 	kr.verbose = req.verbose;
 	for (const std::string &v : req.kbuild_vars) {
 		if (v.find('=') == std::string::npos || v.find('\n') != std::string::npos)
@@ -127,7 +129,7 @@ Result<std::string> compile(const BuildRequest &req, WorkDir &work, Timer &timer
 	if (req.verbose)
 		std::cerr << "kbuild: " << kres->how << "\n";
 	if (!req.cache_key.empty()) {
-		const std::string dir = cache::modules_dir();
+		const std::string &dir = req.caches.modules;
 		if (Result<std::string> p = cache::store(dir, req.cache_key, req.module_name, kres->ko_path);
 		    !p)
 			std::cerr << "stap-pmu: warning: module cache: " << p.error().what << "\n";
@@ -293,9 +295,9 @@ Result<bool> deliver(const Cli &cli, const Built &built, const std::string &modu
 	return false;
 }
 
-Result<int> clean_cache()
+Result<int> clean_cache(const CacheLocations &caches)
 {
-	std::string dir = cache::modules_dir();
+	const std::string &dir = caches.modules;
 	Result<int> n = cache::clean(dir);
 	if (!n)
 		return n.error();

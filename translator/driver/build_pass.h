@@ -60,6 +60,7 @@ struct BuildRequest {
 	std::vector<std::string> sign_module;  // --sign-module KEY CERT (or empty)
 	bool debug_info = false;               // --module-debuginfo
 	bool kbuild_replay = true;             // not --kbuild-make (builder/kbuild_replay.h)
+	CacheLocations caches;                 // the module cache, kbuild's recipes and log
 	bool verbose = false;
 };
 
@@ -76,6 +77,6 @@ Result<Built> build_pass(const BuildRequest &req, WorkDir &work, Timer &timer);
 Result<bool> deliver(const Cli &cli, const Built &built, const std::string &module_name);
 
 // --clean-cache: empties the module cache.
-Result<int> clean_cache();
+Result<int> clean_cache(const CacheLocations &caches);
 
 } // namespace stap_pmu

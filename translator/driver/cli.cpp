@@ -239,6 +239,7 @@ int parse_command_line(int argc, char **argv, Cli &cli)
 		std::cerr << "stap-pmu: error: " << st.error().what << "\n";
 		return 1;
 	}
+	cli.caches = CacheLocations::from_environment();
 	return -1;
 }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "translator/support/arch.h"
+#include "translator/support/locations.h"
 #include "translator/support/result.h"
 
 namespace stap_pmu {
@@ -61,6 +62,9 @@ struct Cli {
 	std::string vm_after;                  // --vm-after CMD
 	std::string vm_during;                 // --vm-during CMD
 	std::vector<std::string> sign_module;  // --sign-module KEY CERT
+	// Not options: the cache directories, read from the environment once
+	// while the command line is parsed and passed down as values.
+	CacheLocations caches;
 };
 
 // Parses argv into cli. Returns -1 to go on, else the exit status (after

@@ -216,11 +216,12 @@ Result<BuildRequest> build_request(const Cli &cli, const Front &f, const Transla
 	br.sign_module = cli.sign_module;
 	br.debug_info = cli.module_debuginfo;
 	br.kbuild_replay = !cli.kbuild_make;
+	br.caches = cli.caches;
 	br.verbose = cli.verbose > 0;
 	// a process probe's module holds offsets into the binaries: not cached
 	if (!cli.no_cache && !names_process_probes(f.parsed)) {
 		br.cache_key = module_cache_key(cli, f.parsed, topts, bt, module_name);
-		if (auto ko = cache::lookup(cache::modules_dir(), br.cache_key, module_name))
+		if (auto ko = cache::lookup(cli.caches.modules, br.cache_key, module_name))
 			br.cached_ko = *ko;
 	}
 	return br;
@@ -329,7 +330,7 @@ Result<int> drive(Cli cli)
 	if (!cli.command.empty() && cli.target_pid)
 		return fail("-c and -x cannot be used together");
 	if (cli.clean_cache)
-		return clean_cache();
+		return clean_cache(cli.caches);
 	if (!cli.attach.empty() || !cli.stop.empty())
 		return attach_or_stop(cli);
 	if (Status st = check_run_options(cli); !st)

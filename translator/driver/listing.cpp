@@ -201,7 +201,7 @@ Result<std::vector<std::string>> kprobe_symbols(const Cli &cli, const ParseOptio
 	Result<ksyms::SymbolTable> t = src->find("kallsyms") != std::string::npos
 					       ? ksyms::read_kallsyms(*src)
 					       : ksyms::read_image_cached(
-							 *src, cli.no_cache ? "" : kernel::cache_dir());
+							 *src, cli.no_cache ? "" : cli.caches.root);
 	if (!t)
 		return t.error();
 	std::set<std::string, std::less<>> seen;

@@ -118,6 +118,7 @@ std::unique_ptr<KernelFacts> target_kernel_facts(const Cli &cli, const ParseOpti
 	to.vm = cli.vm;
 	to.kbuild_vars = cli.kbuild_vars;
 	to.use_cache = !cli.no_cache;
+	to.caches = cli.caches;
 	to.verbose = cli.verbose > 0;
 	return std::make_unique<TargetKernelFacts>(
 		std::move(o), std::make_unique<tracequery::KbuildQueryModuleBuilder>(to));

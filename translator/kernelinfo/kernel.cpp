@@ -3,6 +3,7 @@
 #include "translator/support/process.h"
 #include "translator/support/arch.h"
 #include "translator/support/file.h"
+#include "translator/support/locations.h"
 #include "translator/support/sysutil.h"
 #include "translator/support/text.h"
 
@@ -301,13 +302,7 @@ Result<BuildTree> find_build_tree(const std::string &release_or_dir, const std::
 
 std::string cache_dir()
 {
-	const char *x = getenv("XDG_CACHE_HOME");
-	if (x && *x == '/')
-		return std::string(x) + "/stap-pmu";
-	const char *h = getenv("HOME");
-	if (h && *h)
-		return std::string(h) + "/.cache/stap-pmu";
-	return "/tmp/stap-pmu-cache-" + std::to_string(getuid());
+	return CacheLocations::from_environment().root;
 }
 
 std::string built_kernels_root()

@@ -133,7 +133,8 @@ std::string built_kernel_dir(const std::string &release);
 // A release's modules: /lib/modules/<release>, or a built kernel's copy of it.
 std::string modules_dir(const std::string &release);
 
-// $XDG_CACHE_HOME/stap-pmu, else $HOME/.cache/stap-pmu (not created here).
+// CacheLocations::from_environment().root (support/locations.h): the driver
+// passes its own copy down to builder/; kernelinfo still asks here.
 std::string cache_dir();
 
 // Offsets of the XZ stream magic "\xfd" "7zXZ\0" in data.

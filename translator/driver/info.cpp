@@ -48,7 +48,7 @@ int print_version()
 		  << ")\n";
 	if (Result<kernel::BuildTree> t = kernel::find_build_tree(""))
 		std::cout << "default target kernel: " << t->release << " ("
-			  << (t->arch ? arch_name(*t->arch) : "an architecture stap-pmu does not build for") << ", "
+			  << kernel::tree_arch_name(t->arch) << ", "
 			  << t->dir << ")\n";
 	else
 		std::cout << "default target kernel: none (" << t.error().what << ")\n";

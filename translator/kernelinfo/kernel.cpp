@@ -137,6 +137,11 @@ std::optional<Arch> tree_arch(const std::string &dir)
 	return std::nullopt;
 }
 
+std::string tree_arch_name(std::optional<Arch> arch)
+{
+	return arch ? arch_name(*arch) : "an architecture stap-pmu does not build for";
+}
+
 int compare_versions(std::string_view a, std::string_view b)
 {
 	size_t i = 0, j = 0;
@@ -395,7 +400,7 @@ Result<GuestKernel> built_foreign_kernel(Arch arch, const std::string &dir,
 		return k;
 	if (k->arch != arch)
 		return fail("kernel " + k->release + " in " + dir + " is built for " +
-			    (k->arch ? arch_name(*k->arch) : "another architecture") + ", not " +
+			    tree_arch_name(k->arch) + ", not " +
 			    arch_name(arch));
 	for (const std::string &root : roots) {
 		std::error_code ec;
@@ -659,8 +664,9 @@ Result<GuestKernel> find_guest_kernel(const std::string &release, bool extract, 
 		if (std::string b = built_kernel_dir(release); !b.empty()) {
 			Result<GuestKernel> k = built_guest_kernel(b);
 			if (k && k->arch != host_arch()) {
-				std::string a = k->arch ? arch_name(*k->arch) : "another architecture";
-				return fail("kernel " + release + " is built for " + a + "; select it with -a " + a);
+				std::string a = tree_arch_name(k->arch);
+				return fail("kernel " + release + " is built for " + a +
+					    (k->arch ? "; select it with -a " + a : ""));
 			}
 			return k;
 		}

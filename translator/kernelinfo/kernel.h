@@ -70,6 +70,9 @@ std::optional<std::string> tree_release(const std::string &dir);
 // The architecture of a tree from include/generated/autoconf.h (or .config):
 // CONFIG_X86_64 or CONFIG_ARM64; nullopt for any other.
 std::optional<Arch> tree_arch(const std::string &dir);
+// A tree_arch for messages: its arch_name, or "an architecture stap-pmu does
+// not build for".
+std::string tree_arch_name(std::optional<Arch> arch);
 
 // True when the tree's configuration sets the bool/tristate option sym
 // ("CONFIG_ARM64_PSEUDO_NMI") to y: include/generated/autoconf.h, else .config.

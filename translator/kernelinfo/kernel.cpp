@@ -1,32 +1,18 @@
-// kernel.cpp - kernel build tree and guest kernel discovery.
+// kernel.cpp - kernel build tree and guest kernel discovery (release order:
+// kernel_release.cpp; vmlinux extraction: kernel_image.cpp).
 #include "translator/kernelinfo/kernel.h"
-#include "translator/support/process.h"
 #include "translator/support/arch.h"
 #include "translator/support/file.h"
 #include "translator/support/locations.h"
-#include "translator/support/sysutil.h"
 #include "translator/support/text.h"
 
-#include <elf.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-#include <zstd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdio>
-#include <cstdlib>
-#include <cctype>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <memory>
-#include <sstream>
 
 namespace fs = std::filesystem;
 
@@ -140,104 +126,6 @@ std::optional<Arch> tree_arch(const std::string &dir)
 std::string tree_arch_name(std::optional<Arch> arch)
 {
 	return arch ? arch_name(*arch) : "an architecture stap-pmu does not build for";
-}
-
-int compare_versions(std::string_view a, std::string_view b)
-{
-	size_t i = 0, j = 0;
-	auto digit = [](char c) { return c >= '0' && c <= '9'; };
-	while (i < a.size() && j < b.size()) {
-		if (digit(a[i]) && digit(b[j])) {
-			size_t i0 = i, j0 = j;
-			while (i0 < a.size() && a[i0] == '0')
-				i0++;
-			while (j0 < b.size() && b[j0] == '0')
-				j0++;
-			size_t i1 = i0, j1 = j0;
-			while (i1 < a.size() && digit(a[i1]))
-				i1++;
-			while (j1 < b.size() && digit(b[j1]))
-				j1++;
-			if (i1 - i0 != j1 - j0)
-				return i1 - i0 < j1 - j0 ? -1 : 1;
-			int c = a.substr(i0, i1 - i0).compare(b.substr(j0, j1 - j0));
-			if (c)
-				return c < 0 ? -1 : 1;
-			i = i1;
-			j = j1;
-			continue;
-		}
-		if (a[i] != b[j])
-			return (unsigned char)a[i] < (unsigned char)b[j] ? -1 : 1;
-		i++;
-		j++;
-	}
-	if (i < a.size())
-		return 1;
-	if (j < b.size())
-		return -1;
-	return 0;
-}
-
-void sort_versions(std::vector<std::string> &v)
-{
-	std::sort(v.begin(), v.end(),
-		  [](const std::string &a, const std::string &b) { return compare_versions(a, b) < 0; });
-}
-
-std::optional<std::string> metapackage_line(const std::string &dpkg_status, Arch arch)
-{
-	auto s = sys::read_file(dpkg_status, 256 << 20);
-	if (!s)
-		return std::nullopt;
-	const std::string pkg = "Package: linux-image-" + std::string(debian_arch(arch)) + "\n";
-	for (size_t p = s->find(pkg); p != std::string::npos; p = s->find(pkg, p + 1)) {
-		if (p != 0 && (*s)[p - 1] != '\n')
-			continue;
-		size_t end = s->find("\n\n", p);
-		std::string stanza = s->substr(p, end == std::string::npos ? std::string::npos : end - p);
-		if (stanza.find("\nStatus: install ok installed\n") == std::string::npos)
-			continue;
-		size_t d = stanza.find("\nDepends: ");
-		if (d == std::string::npos)
-			continue;
-		std::string deps = stanza.substr(d + 10, stanza.find('\n', d + 1) - d - 10);
-		std::istringstream list(deps);
-		for (std::string dep; std::getline(list, dep, ',');) {
-			std::string name = text::trim(dep.substr(0, dep.find_first_of("(|")));
-			if (name.rfind("linux-image-", 0) != 0)
-				continue;
-			if (auto n = parse_release(name.substr(strlen("linux-image-"))))
-				return n->line;
-		}
-	}
-	return std::nullopt;
-}
-
-std::optional<std::string> pick_default_release(const std::vector<std::string> &releases, Arch arch,
-						const std::optional<std::string> &line)
-{
-	std::vector<std::string> stock;
-	for (const std::string &r : releases)
-		if (auto n = parse_release(r); n && n->flavour == debian_arch(arch))
-			stock.push_back(r);
-	if (stock.empty())
-		return std::nullopt;
-	sort_versions(stock);
-	std::string want = parse_release(stock.front())->line; // the oldest line
-	if (line)
-		for (const std::string &r : stock)
-			if (parse_release(r)->line == *line)
-				want = *line;
-	for (auto it = stock.rbegin(); it != stock.rend(); ++it)
-		if (parse_release(*it)->line == want)
-			return *it;
-	return std::nullopt;
-}
-
-std::optional<std::string> default_line(Arch arch, const std::string &root)
-{
-	return metapackage_line(root + "/var/lib/dpkg/status", arch);
 }
 
 namespace {
@@ -471,136 +359,6 @@ Result<GuestKernel> find_foreign_kernel(Arch arch, const std::string &release,
 		    "linux-headers, linux-image and busybox-static for " + debian + ")");
 }
 
-std::vector<size_t> find_xz_offsets(std::string_view data)
-{
-	static const char magic[] = "\xfd" "7zXZ";
-	std::string_view m(magic, 6); // includes the terminating NUL of the literal
-	std::vector<size_t> out;
-	for (size_t p = data.find(m); p != std::string_view::npos; p = data.find(m, p + 1))
-		out.push_back(p);
-	return out;
-}
-
-bool is_complete_elf(const std::string &path)
-{
-	sys::Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
-	if (!fd)
-		return false;
-	struct stat sb;
-	Elf64_Ehdr eh;
-	bool ok = fstat(fd.get(), &sb) == 0 && pread(fd.get(), &eh, sizeof eh, 0) == (ssize_t)sizeof eh &&
-		  memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_ident[EI_CLASS] == ELFCLASS64;
-	if (ok) {
-		uint64_t size = (uint64_t)sb.st_size;
-		ok = eh.e_shoff + (uint64_t)eh.e_shnum * eh.e_shentsize <= size &&
-		     eh.e_phoff + (uint64_t)eh.e_phnum * eh.e_phentsize <= size &&
-		     eh.e_phentsize == sizeof(Elf64_Phdr) && eh.e_phnum > 0;
-		for (unsigned i = 0; ok && i < eh.e_phnum; i++) {
-			Elf64_Phdr ph;
-			if (pread(fd.get(), &ph, sizeof ph, (off_t)(eh.e_phoff + (uint64_t)i * sizeof ph)) !=
-			    (ssize_t)sizeof ph)
-				ok = false;
-			else if (ph.p_type == PT_LOAD && ph.p_offset + ph.p_filesz > size)
-				ok = false;
-		}
-	}
-	return ok;
-}
-
-
-std::vector<size_t> find_zstd_offsets(std::string_view data)
-{
-	std::string_view m("\x28\xb5\x2f\xfd", 4); // a zstd frame's magic, little-endian 0xFD2FB528
-	std::vector<size_t> out;
-	for (size_t p = data.find(m); p != std::string_view::npos; p = data.find(m, p + 1))
-		out.push_back(p);
-	return out;
-}
-
-namespace {
-
-// Decompresses the XZ stream at data[off] into the open file `out` with xz -dc.
-// An error only when xz cannot run; whether it gave a kernel is the caller's ELF check.
-Status unxz_at(const std::string &vmlinuz, size_t off, int out)
-{
-	sys::Fd in(open(vmlinuz.c_str(), O_RDONLY | O_CLOEXEC));
-	if (!in || lseek(in.get(), (off_t)off, SEEK_SET) < 0)
-		return fail("cannot read " + vmlinuz + ": " + strerror(errno));
-	sys::Spawn xz;
-	xz.argv = {"xz", "-dc"};
-	xz.in = in.get();
-	xz.out = out;
-	// xz complains about the bzImage bytes after the stream: its status is not
-	// meaningful, the ELF check is.
-	auto st = sys::run(xz, 120);
-	if (!st && st.error().what.find("cannot run") == 0)
-		return fail(st.error().what + " (install xz-utils)");
-	return {};
-}
-
-// Decompresses the one zstd frame at data[off] into the open file `out` with
-// libzstd; what follows the frame (the bzImage's size trailer) is ignored.
-// False when the frame is corrupt or cannot be written.
-bool unzstd_at(std::string_view data, size_t off, int out)
-{
-	std::unique_ptr<ZSTD_DStream, size_t (*)(ZSTD_DStream *)> ds(ZSTD_createDStream(),
-								      ZSTD_freeDStream);
-	if (!ds || ZSTD_isError(ZSTD_initDStream(ds.get())))
-		return false;
-	std::vector<char> buf(ZSTD_DStreamOutSize());
-	ZSTD_inBuffer in{data.data() + off, data.size() - off, 0};
-	for (;;) {
-		ZSTD_outBuffer ob{buf.data(), buf.size(), 0};
-		size_t r = ZSTD_decompressStream(ds.get(), &ob, &in);
-		if (ZSTD_isError(r) || !sys::write_all(out, buf.data(), ob.pos))
-			return false;
-		if (r == 0)
-			return true; // the frame is complete
-		if (in.pos == in.size && ob.pos < ob.size)
-			return false; // truncated
-	}
-}
-
-} // namespace
-
-Status extract_vmlinux(const std::string &vmlinuz, const std::string &out)
-{
-	auto data = sys::read_file(vmlinuz, 256 << 20);
-	if (!data)
-		return fail("cannot read " + vmlinuz + ": " + strerror(errno));
-	auto xz = find_xz_offsets(*data);
-	auto zstd = find_zstd_offsets(*data);
-	if (xz.empty() && zstd.empty())
-		return fail(vmlinuz + " contains no XZ or zstd stream");
-	std::string tmp = out + ".tmp." + std::to_string(getpid());
-	// every candidate stream, XZ ones first, until one gives a complete ELF
-	for (size_t i = 0; i < xz.size() + zstd.size(); i++) {
-		sys::Fd o(open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-		if (!o)
-			return fail("cannot create " + tmp + ": " + strerror(errno));
-		bool written = true;
-		if (i < xz.size()) {
-			if (Status st = unxz_at(vmlinuz, xz[i], o.get()); !st) {
-				unlink(tmp.c_str());
-				return st;
-			}
-		} else {
-			written = unzstd_at(*data, zstd[i - xz.size()], o.get());
-		}
-		o.reset();
-		if (written && is_complete_elf(tmp)) {
-			if (rename(tmp.c_str(), out.c_str()) != 0) {
-				Error e = fail("cannot rename " + tmp + ": " + strerror(errno));
-				unlink(tmp.c_str());
-				return e;
-			}
-			return {};
-		}
-	}
-	unlink(tmp.c_str());
-	return fail("no XZ or zstd stream in " + vmlinuz + " decompresses to a complete ELF kernel");
-}
-
 namespace {
 
 // /boot/vmlinuz-RELEASE, or every /boot/vmlinuz-* in version order.
@@ -655,7 +413,6 @@ void add_vmlinux(GuestKernel &k, bool verbose)
 }
 
 } // namespace
-
 
 Result<GuestKernel> find_guest_kernel(const std::string &release, bool extract, bool verbose,
 				      const std::string &root)

@@ -322,7 +322,7 @@ TEST(Language, EmbeddedFunctionsNeverCalledAreNotEmitted)
 			      "function helper:long() %{ STAP_RETURN(1); %}\n"
 			      "function never_called() { return helper() }\n"
 			      "probe begin { println(used()) }");
-	PreprocInput pp = host_preproc_input();
+	PreprocInput pp;
 	pp.guru = true;
 	Diagnostics d;
 	Script s = parse(f, d, pp);

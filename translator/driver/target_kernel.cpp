@@ -1,15 +1,46 @@
 // target_kernel.cpp - the target kernel's facts for passes 1 and 2.
 #include "translator/driver/target_kernel.h"
 
+#include <sys/utsname.h>
+
 #include <iostream>
 
 #include "translator/builder/tracequery_build.h"
 #include "translator/kernelinfo/kernel.h"
 #include "translator/kernelinfo/syscalls.h"
 #include "translator/kernelinfo/target_facts.h"
+#include "translator/support/file.h"
 #include "translator/support/paths.h"
+#include "translator/support/release.h"
 
 namespace stap_pmu {
+
+PreprocInput host_preproc_input()
+{
+	PreprocInput in;
+	struct utsname u;
+	if (uname(&u) == 0) {
+		in.kernel_vr = u.release;
+		in.kernel_v = release_version(u.release);
+	}
+	return in;
+}
+
+PreprocInput preproc_input_from_tree(const std::string &dir, const std::string &release, Arch arch)
+{
+	PreprocInput in;
+	in.kernel_vr = release;
+	in.kernel_v = release_version(release);
+	in.arch = arch;
+	for (const char *name : {"/include/config/auto.conf", "/.config"}) {
+		std::optional<std::string> text = sys::read_file(dir + name);
+		if (!text)
+			continue;
+		in.config = KernelConfig::parse(std::move(*text));
+		break;
+	}
+	return in;
+}
 
 namespace {
 

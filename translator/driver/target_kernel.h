@@ -11,6 +11,14 @@
 
 namespace stap_pmu {
 
+// Defaults describing the running host (uname), no CONFIG_ values.
+PreprocInput host_preproc_input();
+
+// Facts of a kernel build tree: release "6.1.0-57-amd64" (kernel_vr; kernel_v
+// is the part before '-'), its architecture, and the CONFIG_ values of
+// DIR/include/config/auto.conf (or DIR/.config).
+PreprocInput preproc_input_from_tree(const std::string &dir, const std::string &release, Arch arch);
+
 // Pass 1's options: the facts of the tree pass 4 will build against (the
 // guest's with --vm; the host's uname when there is none), -g, -D and -I.
 ParseOptions parse_options(const Cli &cli);

@@ -37,7 +37,7 @@ struct TranslateOptions {
 // What pass 1 needs besides the script: the target kernel's facts for the
 // preprocessor (-g allows embedded C) and the tapset directories.
 struct ParseOptions {
-	PreprocInput pp = host_preproc_input();
+	PreprocInput pp; // parse_options: the target tree's, or host_preproc_input()
 	std::vector<std::string> tapset_dirs; // searched in order; empty: none
 	// The directory of the target kernel's generated syscall.* tapset
 	// (kernelinfo/syscalls.h) for pp (this struct's), asked for only when

@@ -461,8 +461,7 @@ Script parse(const SourceFile &file, Diagnostics &diags, const PreprocInput &pp)
 
 Script parse(const SourceFile &file, Diagnostics &diags)
 {
-	static const PreprocInput host = host_preproc_input();
-	return parse(file, diags, host);
+	return parse(file, diags, PreprocInput{});
 }
 
 } // namespace stap_pmu

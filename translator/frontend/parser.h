@@ -14,6 +14,7 @@ namespace stap_pmu {
 // everything that parsed (it is only meaningful when diags has no errors).
 // The preprocessor (%( %) conditionals, @define macros) runs first with the
 // target kernel's facts in `pp`.
+// With no target facts: PreprocInput{} (kernel_v and CONFIG_ values unknown).
 Script parse(const SourceFile &file, Diagnostics &diags);
 Script parse(const SourceFile &file, Diagnostics &diags, const PreprocInput &pp);
 

@@ -3,25 +3,17 @@
 #include "translator/frontend/preprocess.h"
 
 #include <fnmatch.h>
-#include <sys/utsname.h>
 
+#include <algorithm>
 #include <cctype>
 #include <map>
+#include <optional>
+#include <string_view>
+#include <utility>
+#include <vector>
 
-#include "translator/support/release.h"
 
 namespace stap_pmu {
-
-PreprocInput host_preproc_input()
-{
-	PreprocInput in;
-	struct utsname u;
-	if (uname(&u) == 0) {
-		in.kernel_vr = u.release;
-		in.kernel_v = release_version(u.release);
-	}
-	return in;
-}
 
 namespace {
 
@@ -670,35 +662,6 @@ std::vector<Token> substitute_args(std::vector<Token> toks, const std::vector<st
 std::vector<Token> preprocess(std::vector<Token> toks, const PreprocInput &in, Diagnostics &diags)
 {
 	return Preprocessor(in, diags).run(substitute_args(std::move(toks), in.args, diags));
-}
-
-} // namespace stap_pmu
-
-#include <algorithm>
-#include <optional>
-#include <string_view>
-#include <utility>
-#include <vector>
-
-#include "translator/support/arch.h"
-#include "translator/support/file.h"
-
-namespace stap_pmu {
-
-PreprocInput preproc_input_from_tree(const std::string &dir, const std::string &release, Arch arch)
-{
-	PreprocInput in;
-	in.kernel_vr = release;
-	in.kernel_v = release_version(release);
-	in.arch = arch;
-	for (const char *name : {"/include/config/auto.conf", "/.config"}) {
-		std::optional<std::string> text = sys::read_file(dir + name);
-		if (!text)
-			continue;
-		in.config = KernelConfig::parse(std::move(*text));
-		break;
-	}
-	return in;
 }
 
 } // namespace stap_pmu

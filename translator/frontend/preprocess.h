@@ -1,8 +1,9 @@
 // preprocess.h - SystemTap's preprocessor at the token level:
 //   %( kernel_v >= "5.0" %? tokens %: tokens %)   conditionals
 //   @define NAME(a, b) %( body %)  and @NAME(x, y)  macros
-// The facts the conditions test come from the target kernel tree; main.cpp
-// fills PreprocInput from it.
+// The facts the conditions test come from the target kernel tree; the driver
+// fills PreprocInput from it (driver/target_kernel.h): the preprocessor reads
+// no file and asks the system nothing.
 #pragma once
 
 #include <map>
@@ -36,19 +37,7 @@ struct PreprocInput {
 	std::vector<std::string> args;
 };
 
-// Defaults describing the running host (uname), no CONFIG_ values.
-PreprocInput host_preproc_input();
-
 std::vector<Token> preprocess(std::vector<Token> toks, const PreprocInput &in,
 			      Diagnostics &diags);
-
-} // namespace stap_pmu
-
-namespace stap_pmu {
-
-// Facts of a kernel build tree: release "6.1.0-57-amd64" (kernel_vr; kernel_v
-// is the part before '-'), its architecture, and the CONFIG_ values of
-// DIR/include/config/auto.conf (or DIR/.config).
-PreprocInput preproc_input_from_tree(const std::string &dir, const std::string &release, Arch arch);
 
 } // namespace stap_pmu

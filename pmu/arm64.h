@@ -31,6 +31,6 @@ const ArmPmu *find_arm_pmu(std::string_view name);
 
 // Encode EVENT ("INST_RETIRED", "INST_RETIRED:u", "arm_ac57::CPU_CYCLES:k")
 // for an arm64 PMU: PERF_TYPE_RAW with config = event number.
-bool encode_arm(std::string_view event, const ArmPmu &pmu, Encoding &out, std::string &reason);
+Result<Encoding> encode_arm(std::string_view event, const ArmPmu &pmu);
 
 } // namespace stap_pmu::pmu::detail

@@ -83,14 +83,12 @@ std::span<const ArmEvent> arm_events()
 	return event_table;
 }
 
-bool encode_arm(std::string_view event, const ArmPmu &pmu, Encoding &out, std::string &reason)
+Result<Encoding> encode_arm(std::string_view event, const ArmPmu &pmu)
 {
 	if (auto q = event.find("::"); q != std::string_view::npos) {
 		std::string_view qual = event.substr(0, q);
-		if (!iequals(qual, pmu.name) && !iequals(qual, pmu.alias)) {
-			reason = fmt::format("event is qualified for pmu {}", qual);
-			return false;
-		}
+		if (!iequals(qual, pmu.name) && !iequals(qual, pmu.alias))
+			return fail(fmt::format("event is qualified for pmu {}", qual));
 		event.remove_prefix(q + 2);
 	}
 	std::string_view name = event.substr(0, event.find(':'));
@@ -98,20 +96,15 @@ bool encode_arm(std::string_view event, const ArmPmu &pmu, Encoding &out, std::s
 	for (const auto &e : event_table)
 		if (iequals(e.name, name))
 			ev = &e;
-	if (!ev) {
-		reason = "event not found";
-		return false;
-	}
+	if (!ev)
+		return fail("event not found");
 	Encoding e;
 	e.type = 4; // PERF_TYPE_RAW
 	e.config = ev->number;
 	e.exclude_hv = true;
-	if (Status st = apply_uk_modifiers(event.substr(name.size()), e); !st) {
-		reason = st.error().what;
-		return false;
-	}
-	out = e;
-	return true;
+	if (Status st = apply_uk_modifiers(event.substr(name.size()), e); !st)
+		return st.error();
+	return e;
 }
 
 } // namespace stap_pmu::pmu::detail

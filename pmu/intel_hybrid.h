@@ -39,7 +39,6 @@ const HybridPmu *find_hybrid_pmu(std::string_view name);
 // edge << 18 | cmask << 24, the bits the kernel's x86 PMUs take, and the
 // exclude bits libpfm4 gives Intel core events (exclude_guest; :u adds
 // exclude_kernel, :k exclude_user).
-bool encode_hybrid(std::string_view event, const HybridPmu &pmu, Encoding &out,
-		   std::string &reason);
+Result<Encoding> encode_hybrid(std::string_view event, const HybridPmu &pmu);
 
 } // namespace stap_pmu::pmu::detail

@@ -175,33 +175,25 @@ const HybridPmu *find_hybrid_pmu(std::string_view name)
 	return nullptr;
 }
 
-bool encode_hybrid(std::string_view event, const HybridPmu &pmu, Encoding &out,
-		   std::string &reason)
+Result<Encoding> encode_hybrid(std::string_view event, const HybridPmu &pmu)
 {
 	if (auto q = event.find("::"); q != std::string_view::npos) {
-		if (!iequals(event.substr(0, q), pmu.name)) {
-			reason = fmt::format("event is qualified for pmu {}", event.substr(0, q));
-			return false;
-		}
+		if (!iequals(event.substr(0, q), pmu.name))
+			return fail(fmt::format("event is qualified for pmu {}", event.substr(0, q)));
 		event.remove_prefix(q + 2);
 	}
 	std::string_view mods;
 	const HybridEvent *ev = find_event(event, pmu, mods);
-	if (!ev) {
-		reason = "event not found";
-		return false;
-	}
+	if (!ev)
+		return fail("event not found");
 	Encoding e;
 	e.type = 4; // PERF_TYPE_RAW: cpu_core's type; the runtime gives cpu_atom's its own
 	e.config = ev->code | ev->umask << 8 | (ev->edge ? 1u << 18 : 0u) | ev->cmask << 24;
 	// the exclude bits libpfm4 gives an Intel core event with PLM0|PLM3
 	e.exclude_guest = true;
-	if (Status st = apply_uk_modifiers(mods, e); !st) {
-		reason = st.error().what;
-		return false;
-	}
-	out = e;
-	return true;
+	if (Status st = apply_uk_modifiers(mods, e); !st)
+		return st.error();
+	return e;
 }
 
 } // namespace stap_pmu::pmu::detail

@@ -197,10 +197,9 @@ TargetEncoding encode_own(const std::string &event, std::string_view name, Targe
 			  Fn encode_table)
 {
 	out.pmu = name;
-	Encoding e;
-	std::string reason;
-	if (encode_table(e, reason)) {
-		out.enc = e;
+	Result<Encoding> e = encode_table();
+	if (e) {
+		out.enc = *e;
 		std::string_view ev = event;
 		if (auto q = ev.find("::"); q != std::string_view::npos)
 			ev.remove_prefix(q + 2);
@@ -211,7 +210,7 @@ TargetEncoding encode_own(const std::string &event, std::string_view name, Targe
 	if ((q.empty() || iequals(q, detail::generic_pmu)) &&
 	    encode_one(q.empty() ? fmt::format("{}::{}", detail::generic_pmu, event) : event, out))
 		return out;
-	out.reason = reason;
+	out.reason = e.error().what;
 	return out;
 }
 
@@ -249,13 +248,11 @@ TargetEncoding Resolver::encode(const std::string &event, const std::string &pmu
 		}
 	}
 	if (const detail::ArmPmu *arm = detail::find_arm_pmu(pmu))
-		return encode_own(event, arm->name, out, [&](Encoding &e, std::string &reason) {
-			return detail::encode_arm(event, *arm, e, reason);
-		});
+		return encode_own(event, arm->name, out,
+				  [&] { return detail::encode_arm(event, *arm); });
 	if (const detail::HybridPmu *h = detail::find_hybrid_pmu(pmu))
-		return encode_own(event, h->name, out, [&](Encoding &e, std::string &reason) {
-			return detail::encode_hybrid(event, *h, e, reason);
-		});
+		return encode_own(event, h->name, out,
+				  [&] { return detail::encode_hybrid(event, *h); });
 	const detail::PmuDesc *desc = detail::find_pmu(pmu);
 	if (!desc) {
 		out.reason = fmt::format("unknown PMU '{}'", pmu);

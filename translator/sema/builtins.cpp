@@ -277,6 +277,13 @@ std::vector<Builtin> context_builtins()
 		{"stack", T::Long, {T::Long}, "stp_stack(c, $1)",
 		 "stack(n): the address at depth n of the kernel stack (0: the probed address)", 0,
 		 true},
+		{"modname", T::String, {T::Long}, "stp_modname(c, $t, $1)",
+		 "modname(addr): the module holding a kernel address (\"kernel\" for the kernel's own)",
+		 0, true},
+		{"addr", T::Long, {}, "stp_addr(c)",
+		 "the probed address: the instruction pointer of the probe's registers (0 without)"},
+		{"print_regs", T::Void, {}, "stp_print_regs(c)",
+		 "print the probe's registers, three to a line (nothing without registers)"},
 		{"pid2task", T::Long, {T::Long}, "stp_pid2task($1)",
 		 "pid2task(pid): address of the process's task_struct, 0 if there is none"},
 		{"pid2execname", T::String, {T::Long}, "stp_pid2execname($t, $1)",
@@ -309,6 +316,41 @@ std::vector<Builtin> context_builtins()
 	};
 }
 
+// SystemTap's registers tapset: the probed function's arguments by number
+// (runtime/stp_tvar.h), each cut to its C type's size
+std::vector<Builtin> arg_builtins()
+{
+	struct Form {
+		const char *name, *c, *summary;
+	};
+	static const Form forms[] = {
+		{"int_arg", "stp_regs_arg(c, $1, 4, 1)", "argument n as a signed int"},
+		{"uint_arg", "stp_regs_arg(c, $1, 4, 0)", "argument n as an unsigned int"},
+		{"long_arg", "stp_regs_arg(c, $1, 8, 1)", "argument n as a signed long"},
+		{"ulong_arg", "stp_regs_arg(c, $1, 8, 0)", "argument n as an unsigned long"},
+		{"longlong_arg", "stp_regs_arg(c, $1, 8, 1)", "argument n as a 64-bit value"},
+		{"ulonglong_arg", "stp_regs_arg(c, $1, 8, 0)", "argument n as a 64-bit value"},
+		{"pointer_arg", "stp_regs_arg(c, $1, 8, 0)", "argument n as a pointer"},
+		{"s32_arg", "stp_regs_arg(c, $1, 4, 1)", "argument n as a signed 32-bit value"},
+		{"u32_arg", "stp_regs_arg(c, $1, 4, 0)", "argument n as an unsigned 32-bit value"},
+		{"s64_arg", "stp_regs_arg(c, $1, 8, 1)", "argument n as a signed 64-bit value"},
+		{"u64_arg", "stp_regs_arg(c, $1, 8, 0)", "argument n as an unsigned 64-bit value"},
+		{"short_arg", "stp_regs_arg(c, $1, 2, 1)", "argument n as a signed short"},
+		{"ushort_arg", "stp_regs_arg(c, $1, 2, 0)", "argument n as an unsigned short"},
+		{"char_arg", "stp_regs_arg(c, $1, 1, 1)", "argument n as a signed char"},
+		{"uchar_arg", "stp_regs_arg(c, $1, 1, 0)", "argument n as an unsigned char"},
+	};
+	std::vector<Builtin> out;
+	for (const Form &f : forms)
+		out.push_back({f.name, Type::Long, {Type::Long}, f.c, f.summary, 0, true});
+	// the calling-convention markers: x86-64 and arm64 kernels have one
+	out.push_back({"asmlinkage", Type::Void, {}, "((void)0)",
+		       "marks the probed function asmlinkage (nothing to do on x86-64 and arm64)"});
+	out.push_back({"fastcall", Type::Void, {}, "((void)0)",
+		       "marks the probed function fastcall (nothing to do on x86-64 and arm64)"});
+	return out;
+}
+
 // SystemTap functions stap-pmu refuses, with the reason
 std::vector<Builtin> refused_builtins()
 {
@@ -322,6 +364,8 @@ std::vector<Builtin> refused_builtins()
 		{"print_ustack", T::Void, {T::String}, "", "", 0, false, ubt},
 		{"sprint_ustack", T::String, {T::String}, "", "", 0, false, ubt},
 		{"ucallers", T::String, {T::Long}, "", "", 0, false, ubt},
+		{"regparm", T::Void, {T::Long}, "", "", 0, false,
+		 "regparm() describes i386 code, which stap-pmu does not probe"},
 	};
 }
 
@@ -332,7 +376,7 @@ const std::vector<Builtin> &all_builtins()
 	static const std::vector<Builtin> table = [] {
 		std::vector<Builtin> t = core_builtins();
 		for (auto group : {task_builtins, string_builtins, user_read_builtins,
-				   context_builtins, refused_builtins}) {
+				   context_builtins, arg_builtins, refused_builtins}) {
 			std::vector<Builtin> g = group();
 			t.insert(t.end(), g.begin(), g.end());
 		}

@@ -197,6 +197,7 @@ private:
 	Type call(const Expr &e);
 
 	Type user_call(const Expr &e, size_t fi);
+	void function_probe_only(const Expr &e);
 
 	Type print_call(const Expr &e);
 

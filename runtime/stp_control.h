@@ -127,7 +127,11 @@ static int stp_proc_create(void)
 	if (stp_proc_file("output", 0400, &stp_proc_output_ops) &&
 	    stp_proc_file("records", 0400, &stp_proc_records_ops) &&
 	    stp_proc_file("status", 0400, &stp_proc_status_ops) &&
-	    stp_proc_file("control", 0200, &stp_proc_control_ops))
+	    stp_proc_file("control", 0200, &stp_proc_control_ops)
+#ifdef STP_HAVE_SYSTEM
+	    && stp_proc_file("system", 0400, &stp_proc_system_ops)
+#endif
+	    )
 		return 0;
 	proc_remove(stp_proc_dir);
 	stp_proc_dir = NULL;

@@ -60,6 +60,9 @@ std::string Emitter::run()
 	// only when some body may read them (runtime/stp_ftrace.h)
 	if (!in_.guru && !code_reads_regs(code.str()))
 		os_ << "#define STP_NO_ENTRY_REGS 1 /* no body reads the probed registers */\n\n";
+	// system(): the command queue and /proc/<module>/system (runtime/stp_output.h)
+	if (code.str().find("stp_system(") != std::string::npos)
+		os_ << "#define STP_HAVE_SYSTEM 1 /* system() queues commands for the loader */\n\n";
 	// the probe path skips the lock loop when no body takes a lock
 	if (std::all_of(sema_.bodies.begin(), sema_.bodies.end(),
 			[](const ProbeBody &b) { return b.locks.empty(); }))

@@ -105,6 +105,16 @@ static __maybe_unused void stp_error(struct stp_context *c, const char *msg)
 		strscpy(c->errmsg, msg, sizeof(c->errmsg));
 }
 
+/* ansi_set_color(fg, bg, attr): SGR "ESC[bg;fg;attrm", without attr when 0 */
+static __maybe_unused void stp_ansi_color3(struct stp_context *c, s64 fg,
+					   s64 bg, s64 attr)
+{
+	if (attr)
+		stp_printf(c, "\033[%lld;%lld;%lldm", bg, fg, attr);
+	else
+		stp_printf(c, "\033[%lld;%lldm", bg, fg);
+}
+
 #ifdef STP_HAVE_SYSTEM
 /* system(cmd): queued for the loader, which runs it with /bin/sh -c */
 static __maybe_unused void stp_system(struct stp_context *c, const char *cmd)

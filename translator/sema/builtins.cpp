@@ -312,6 +312,7 @@ std::vector<Builtin> context_builtins()
 		{"task_stime", T::Long, {}, "stp_task_stime()",
 		 "system time of the current task, in cputime units (ns)"},
 		{"HZ", T::Long, {}, "((s64)HZ)", "the kernel's timer ticks per second (CONFIG_HZ)"},
+		{"mem_page_size", T::Long, {}, "((s64)PAGE_SIZE)", "the kernel's page size in bytes"},
 		{"local_clock_us", T::Long, {}, "(stp_local_clock_ns() / 1000)",
 		 "this CPU's clock in microseconds"},
 		{"local_clock_ms", T::Long, {}, "(stp_local_clock_ns() / 1000000)",

@@ -588,6 +588,23 @@ static __maybe_unused s64 stp_kernel_read(struct stp_context *c, s64 addr,
 	return stp_tvar_extend(v, size, is_signed);
 }
 
+/*
+ * addr_to_node(addr): the NUMA node of the memory behind a kernel address
+ * of the linear map (kmalloc'ed objects, task_structs); an error for
+ * others (vmalloc, module text, user addresses)
+ */
+static __maybe_unused s64 stp_addr_to_node(struct stp_context *c, s64 addr)
+{
+	const void *p = (const void *)(unsigned long)addr;
+
+	if (!virt_addr_valid(p)) {
+		stp_errorf(c, "addr_to_node(0x%llx): not an address of the kernel's linear map",
+			   (u64)addr);
+		return 0;
+	}
+	return page_to_nid(virt_to_page(p));
+}
+
 static __maybe_unused const char *stp_kernel_string(struct stp_context *c, char *dst, s64 addr)
 {
 	long n;

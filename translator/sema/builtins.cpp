@@ -313,6 +313,8 @@ std::vector<Builtin> context_builtins()
 		 "system time of the current task, in cputime units (ns)"},
 		{"HZ", T::Long, {}, "((s64)HZ)", "the kernel's timer ticks per second (CONFIG_HZ)"},
 		{"mem_page_size", T::Long, {}, "((s64)PAGE_SIZE)", "the kernel's page size in bytes"},
+		{"addr_to_node", T::Long, {T::Long}, "stp_addr_to_node(c, $1)",
+		 "addr_to_node(addr): the NUMA node of a kernel (linear map) address", 0, true},
 		{"local_clock_us", T::Long, {}, "(stp_local_clock_ns() / 1000)",
 		 "this CPU's clock in microseconds"},
 		{"local_clock_ms", T::Long, {}, "(stp_local_clock_ns() / 1000000)",
@@ -378,6 +380,8 @@ std::vector<Builtin> refused_builtins()
 		{"print_ustack", T::Void, {T::String}, "", "", 0, false, ubt},
 		{"sprint_ustack", T::String, {T::String}, "", "", 0, false, ubt},
 		{"ucallers", T::String, {T::Long}, "", "", 0, false, ubt},
+		{"switch_file", T::Void, {}, "", "", 0, false,
+		 "output files are not rotated (stap-pmu has no -S)"},
 		{"regparm", T::Void, {T::Long}, "", "", 0, false,
 		 "regparm() describes i386 code, which stap-pmu does not probe"},
 	};

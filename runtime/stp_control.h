@@ -3,7 +3,8 @@
  * stp_control.h - the session's control: stp_stop() (what "stop" written to
  * /proc/<module>/control and module exit run) and /proc/<module>/status;
  * stp_proc_create() makes the directory /proc/<module> with its four files
- * (output and records are the transport's, stp_output.h).
+ * (output and records are the transport's, stp_output.h; a script calling
+ * system() has a fifth, system, the transport's command queue).
  *
  * stop:  state stopping, timers cancelled, user probes and probes
  *        unregistered, procfs probes' files removed, sampling counters

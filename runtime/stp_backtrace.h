@@ -397,6 +397,48 @@ static __maybe_unused const char *stp_symdata(char *dst, s64 addr)
 }
 
 /*
+ * modname(addr): the module whose symbol holds addr ("kernel" for the core
+ * kernel's), from kallsyms as symdata() names it; an error when no symbol
+ * holds it
+ */
+static __maybe_unused const char *stp_modname(struct stp_context *c, char *dst,
+					      s64 addr)
+{
+	const char *sym = stp_bt_symbol((unsigned long)addr, false, false);
+	const char *open = sym ? strrchr(sym, '[') : NULL;
+
+	dst[0] = '\0';
+	if (!open) {
+		stp_errorf(c, "modname(0x%llx): no kernel or module symbol holds this address",
+			   (u64)addr);
+		return dst;
+	}
+	strscpy(dst, open + 1, STP_MAXSTRINGLEN);
+	dst[strcspn(dst, "]")] = '\0';
+	return dst;
+}
+
+/*
+ * addr(): the probed address: the instruction pointer of the probe's
+ * registers, in a kprobe the probed instruction's (x86 shows the address
+ * after its breakpoint byte, as the ftrace entry handlers do too); 0 in
+ * probes without registers
+ */
+static __maybe_unused s64 stp_addr(struct stp_context *c)
+{
+	unsigned long ip;
+
+	if (!c->regs)
+		return 0;
+	ip = instruction_pointer(c->regs);
+#ifdef CONFIG_X86
+	if (c->probe && c->probe->kind == STP_PROBE_KPROBE && !user_mode(c->regs))
+		ip -= sizeof(kprobe_opcode_t);
+#endif
+	return (s64)ip;
+}
+
+/*
  * The probed context's stack in *f and the index of its first caller frame:
  * 1 (frame 0 is the probed address), 0 in a .return probe (there frame 0 is
  * the address the function returns to)

@@ -10,6 +10,14 @@
 /* value of target(): module parameter _stp_target (see stp_module.h) */
 static int _stp_target;
 
+/*
+ * tz_gmtoff() and tz_name(): the loader's local time zone when it loaded
+ * the module, module parameters _stp_tz_gmtoff (seconds west of UTC, as
+ * SystemTap's) and _stp_tz_name (see stp_module.h); UTC when not given
+ */
+static int _stp_tz_gmtoff;
+static char *_stp_tz_name;
+
 /* text for a negative errno in init failure messages */
 static __maybe_unused const char *stp_errno_text(int err)
 {
@@ -96,6 +104,25 @@ static __maybe_unused void stp_error(struct stp_context *c, const char *msg)
 	if (msg != c->errmsg)
 		strscpy(c->errmsg, msg, sizeof(c->errmsg));
 }
+
+/* ansi_set_color(fg, bg, attr): SGR "ESC[bg;fg;attrm", without attr when 0 */
+static __maybe_unused void stp_ansi_color3(struct stp_context *c, s64 fg,
+					   s64 bg, s64 attr)
+{
+	if (attr)
+		stp_printf(c, "\033[%lld;%lld;%lldm", bg, fg, attr);
+	else
+		stp_printf(c, "\033[%lld;%lldm", bg, fg);
+}
+
+#ifdef STP_HAVE_SYSTEM
+/* system(cmd): queued for the loader, which runs it with /bin/sh -c */
+static __maybe_unused void stp_system(struct stp_context *c, const char *cmd)
+{
+	if (!stp_system_queue(cmd))
+		stp_error(c, "system(): the loader has not taken the commands queued before (queue full or busy)");
+}
+#endif
 
 /* stp_error() with a formatted message; the first error of a statement wins */
 static __maybe_unused __printf(2, 3) void stp_errorf(struct stp_context *c,
@@ -292,6 +319,16 @@ static inline const char *stp_pp(struct stp_context *c)
 static inline s64 stp_target(void)
 {
 	return _stp_target;
+}
+
+static inline s64 stp_tz_gmtoff(void)
+{
+	return _stp_tz_gmtoff;
+}
+
+static inline const char *stp_tz_name(void)
+{
+	return _stp_tz_name ? _stp_tz_name : "UTC";
 }
 
 /* NMI-safe wall clock */

@@ -3,7 +3,8 @@
  * stp_control.h - the session's control: stp_stop() (what "stop" written to
  * /proc/<module>/control and module exit run) and /proc/<module>/status;
  * stp_proc_create() makes the directory /proc/<module> with its four files
- * (output and records are the transport's, stp_output.h).
+ * (output and records are the transport's, stp_output.h; a script calling
+ * system() has a fifth, system, the transport's command queue).
  *
  * stop:  state stopping, timers cancelled, user probes and probes
  *        unregistered, procfs probes' files removed, sampling counters
@@ -127,7 +128,11 @@ static int stp_proc_create(void)
 	if (stp_proc_file("output", 0400, &stp_proc_output_ops) &&
 	    stp_proc_file("records", 0400, &stp_proc_records_ops) &&
 	    stp_proc_file("status", 0400, &stp_proc_status_ops) &&
-	    stp_proc_file("control", 0200, &stp_proc_control_ops))
+	    stp_proc_file("control", 0200, &stp_proc_control_ops)
+#ifdef STP_HAVE_SYSTEM
+	    && stp_proc_file("system", 0400, &stp_proc_system_ops)
+#endif
+	    )
 		return 0;
 	proc_remove(stp_proc_dir);
 	stp_proc_dir = NULL;

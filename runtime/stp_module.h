@@ -17,6 +17,10 @@
 
 module_param(_stp_target, int, 0444);
 MODULE_PARM_DESC(_stp_target, "process id returned by target()");
+module_param(_stp_tz_gmtoff, int, 0444);
+MODULE_PARM_DESC(_stp_tz_gmtoff, "tz_gmtoff(): the loader's time zone, seconds west of UTC");
+module_param(_stp_tz_name, charp, 0444);
+MODULE_PARM_DESC(_stp_tz_name, "tz_name(): the loader's time zone's name");
 
 #ifdef STP_HAVE_MAPS
 static void stp_maps_free(void)

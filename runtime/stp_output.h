@@ -459,4 +459,65 @@ static ssize_t stp_proc_records_read(struct file *file, char __user *buf,
 
 STP_PROC_OPS(stp_proc_records_ops, NULL, stp_proc_records_read, NULL, NULL);
 
+#ifdef STP_HAVE_SYSTEM
+/*
+ * system(cmd): the commands for the loader to run, a FIFO that
+ * /proc/<module>/system hands out one command per read (its bytes and a
+ * NUL). Probe bodies (NMI included) only try the lock: a command that
+ * finds it taken or the queue full is not queued (stp_system() reports it).
+ */
+#ifndef STP_SYSTEM_SLOTS
+#define STP_SYSTEM_SLOTS 32
+#endif
+
+static struct {
+	raw_spinlock_t lock;
+	unsigned int head, tail;	/* head - tail commands queued */
+	char cmd[STP_SYSTEM_SLOTS][STP_MAXSTRINGLEN];
+} stp_sysq = { .lock = __RAW_SPIN_LOCK_UNLOCKED(stp_sysq.lock) };
+
+static bool stp_system_queue(const char *cmd)
+{
+	unsigned long flags;
+	bool ok = false;
+
+	if (!raw_spin_trylock_irqsave(&stp_sysq.lock, flags))
+		return false;
+	if (stp_sysq.head - stp_sysq.tail < STP_SYSTEM_SLOTS) {
+		strscpy(stp_sysq.cmd[stp_sysq.head % STP_SYSTEM_SLOTS], cmd,
+			STP_MAXSTRINGLEN);
+		stp_sysq.head++;
+		ok = true;
+	}
+	raw_spin_unlock_irqrestore(&stp_sysq.lock, flags);
+	return ok;
+}
+
+/* the oldest command and its NUL; 0 when none is queued */
+static ssize_t stp_proc_system_read(struct file *file, char __user *buf,
+				    size_t count, loff_t *ppos)
+{
+	char cmd[STP_MAXSTRINGLEN];
+	unsigned long flags;
+	size_t n = 0;
+
+	raw_spin_lock_irqsave(&stp_sysq.lock, flags);
+	if (stp_sysq.head != stp_sysq.tail) {
+		strscpy(cmd, stp_sysq.cmd[stp_sysq.tail % STP_SYSTEM_SLOTS],
+			sizeof(cmd));
+		n = strlen(cmd) + 1;
+		if (n <= count)
+			stp_sysq.tail++;
+	}
+	raw_spin_unlock_irqrestore(&stp_sysq.lock, flags);
+	if (n > count)
+		return -EINVAL;
+	if (n && copy_to_user(buf, cmd, n))
+		return -EFAULT;
+	return n;
+}
+
+STP_PROC_OPS(stp_proc_system_ops, NULL, stp_proc_system_read, NULL, NULL);
+#endif
+
 #endif /* STP_OUTPUT_H */

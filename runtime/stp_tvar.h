@@ -588,6 +588,23 @@ static __maybe_unused s64 stp_kernel_read(struct stp_context *c, s64 addr,
 	return stp_tvar_extend(v, size, is_signed);
 }
 
+/*
+ * addr_to_node(addr): the NUMA node of the memory behind a kernel address
+ * of the linear map (kmalloc'ed objects, task_structs); an error for
+ * others (vmalloc, module text, user addresses)
+ */
+static __maybe_unused s64 stp_addr_to_node(struct stp_context *c, s64 addr)
+{
+	const void *p = (const void *)(unsigned long)addr;
+
+	if (!virt_addr_valid(p)) {
+		stp_errorf(c, "addr_to_node(0x%llx): not an address of the kernel's linear map",
+			   (u64)addr);
+		return 0;
+	}
+	return page_to_nid(virt_to_page(p));
+}
+
 static __maybe_unused const char *stp_kernel_string(struct stp_context *c, char *dst, s64 addr)
 {
 	long n;
@@ -636,43 +653,95 @@ static __maybe_unused const char *stp_probefunc(struct stp_context *c)
 	return colon ? colon + 1 : s;
 }
 
+/*
+ * int_arg(n) and the other *_arg functions: argument n (from 1) of the
+ * probed function as its entry registers hold it (x86-64: rdi rsi rdx rcx
+ * r8 r9, then the kernel stack; arm64: x0-x7), cut to size bytes and
+ * sign- or zero-extended. Only function probes have arguments; in a
+ * .return probe the registers are the function's at its return.
+ */
+static __maybe_unused s64 stp_regs_arg(struct stp_context *c, s64 n,
+				       unsigned int size, int is_signed)
+{
+	const struct stp_probe *p = c->probe;
+	bool user = p && (p->kind == STP_PROBE_UPROBE || p->kind == STP_PROBE_URETPROBE);
+#ifdef CONFIG_X86_64
+	s64 most = user ? 6 : 32;	/* a kernel function's 7th on: its stack */
+#else
+	s64 most = 8;			/* regs_get_kernel_argument()'s x0-x7 */
+#endif
+
+	if (!c->regs || !p || (!user && p->kind != STP_PROBE_KPROBE &&
+			       p->kind != STP_PROBE_KRETPROBE)) {
+		stp_error(c, "cannot access function arguments in this probe");
+		return 0;
+	}
+	if (n < 1 || n > most) {
+		stp_errorf(c, "argument %lld is out of range (1 to %lld here)", n, most);
+		return 0;
+	}
+	return stp_tvar_extend(regs_get_kernel_argument(c->regs, n - 1), size,
+			       is_signed);
+}
+
+/* the registers register() and print_regs() know, by name */
+static const struct {
+	const char *name;
+	unsigned int off;
+} stp_reg_table[] __maybe_unused = {
+#define STP_REG(n, f) { n, offsetof(struct pt_regs, f) }
+#ifdef CONFIG_X86_64
+	STP_REG("rax", ax), STP_REG("rbx", bx), STP_REG("rcx", cx),
+	STP_REG("rdx", dx), STP_REG("rsi", si), STP_REG("rdi", di),
+	STP_REG("rbp", bp), STP_REG("rsp", sp), STP_REG("rip", ip),
+	STP_REG("r8", r8), STP_REG("r9", r9), STP_REG("r10", r10),
+	STP_REG("r11", r11), STP_REG("r12", r12), STP_REG("r13", r13),
+	STP_REG("r14", r14), STP_REG("r15", r15),
+	STP_REG("flags", flags), STP_REG("orig_rax", orig_ax),
+#elif defined(CONFIG_ARM64)
+	STP_REG("x0", regs[0]), STP_REG("x1", regs[1]), STP_REG("x2", regs[2]),
+	STP_REG("x3", regs[3]), STP_REG("x4", regs[4]), STP_REG("x5", regs[5]),
+	STP_REG("x6", regs[6]), STP_REG("x7", regs[7]), STP_REG("lr", regs[30]),
+	STP_REG("sp", sp), STP_REG("pc", pc), STP_REG("pstate", pstate),
+#endif
+#undef STP_REG
+};
+
+static inline s64 stp_reg_value(const struct pt_regs *regs, unsigned int i)
+{
+	return *(const s64 *)((const char *)regs + stp_reg_table[i].off);
+}
+
 /* register("rax"): a register of the probed context, by name */
 static __maybe_unused s64 stp_register(struct stp_context *c, const char *name)
 {
-	static const struct {
-		const char *name;
-		unsigned int off;
-	} regs[] = {
-#ifdef CONFIG_X86_64
-#define STP_REG(n, f) { n, offsetof(struct pt_regs, f) }
-		STP_REG("rax", ax), STP_REG("rbx", bx), STP_REG("rcx", cx),
-		STP_REG("rdx", dx), STP_REG("rsi", si), STP_REG("rdi", di),
-		STP_REG("rbp", bp), STP_REG("rsp", sp), STP_REG("rip", ip),
-		STP_REG("r8", r8), STP_REG("r9", r9), STP_REG("r10", r10),
-		STP_REG("r11", r11), STP_REG("r12", r12), STP_REG("r13", r13),
-		STP_REG("r14", r14), STP_REG("r15", r15),
-		STP_REG("flags", flags), STP_REG("orig_rax", orig_ax),
-#undef STP_REG
-#elif defined(CONFIG_ARM64)
-#define STP_REG(n, f) { n, offsetof(struct pt_regs, f) }
-		STP_REG("x0", regs[0]), STP_REG("x1", regs[1]), STP_REG("x2", regs[2]),
-		STP_REG("x3", regs[3]), STP_REG("x4", regs[4]), STP_REG("x5", regs[5]),
-		STP_REG("x6", regs[6]), STP_REG("x7", regs[7]), STP_REG("lr", regs[30]),
-		STP_REG("sp", sp), STP_REG("pc", pc), STP_REG("pstate", pstate),
-#undef STP_REG
-#endif
-	};
 	unsigned int i;
 
 	if (!c->regs) {
 		stp_error(c, "register() outside a kprobe");
 		return 0;
 	}
-	for (i = 0; i < ARRAY_SIZE(regs); i++)
-		if (!strcmp(name, regs[i].name))
-			return *(const s64 *)((const char *)c->regs + regs[i].off);
+	for (i = 0; i < ARRAY_SIZE(stp_reg_table); i++)
+		if (!strcmp(name, stp_reg_table[i].name))
+			return stp_reg_value(c->regs, i);
 	stp_errorf(c, "unknown register '%s'", name);
 	return 0;
+}
+
+/*
+ * print_regs(): the probe's registers, "rax: 0x0000000000000001" three to
+ * a line in register()'s names and order; nothing without registers
+ */
+static __maybe_unused void stp_print_regs(struct stp_context *c)
+{
+	unsigned int i, n = ARRAY_SIZE(stp_reg_table);
+
+	if (!c->regs)
+		return;
+	for (i = 0; i < n; i++)
+		stp_printf(c, "%s: 0x%016llx%s", stp_reg_table[i].name,
+			   (u64)stp_reg_value(c->regs, i),
+			   i % 3 == 2 || i + 1 == n ? "\n" : "  ");
 }
 
 #endif /* STP_TVAR_H */

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <string>
 
@@ -21,6 +22,44 @@ TEST(LoaderParams, TargetPid)
 	EXPECT_EQ(module_params(1234), "_stp_target=1234");
 	EXPECT_EQ(module_params(0), "_stp_target=0");
 	EXPECT_EQ(module_params(-5), "_stp_target=0");
+}
+
+// tz_gmtoff() is seconds west of UTC, struct tm's tm_gmtoff seconds east;
+// a zone's name keeps only characters a module parameter takes whole
+TEST(LoaderParams, TimeZone)
+{
+	EXPECT_EQ(tz_module_params(3600, "CET"), "_stp_tz_gmtoff=-3600 _stp_tz_name=CET");
+	EXPECT_EQ(tz_module_params(-18000, "EST"), "_stp_tz_gmtoff=18000 _stp_tz_name=EST");
+	EXPECT_EQ(tz_module_params(19800, "+0530"), "_stp_tz_gmtoff=-19800 _stp_tz_name=+0530");
+	EXPECT_EQ(tz_module_params(0, ""), "_stp_tz_gmtoff=0 _stp_tz_name=UTC");
+	EXPECT_EQ(tz_module_params(0, "a b\"c"), "_stp_tz_gmtoff=0 _stp_tz_name=abc");
+}
+
+// the local zone, as TZ sets it, to module parameters and to a POSIX TZ
+// for the guest (names that are not three letters or more are quoted)
+TEST(LoaderParams, LocalTimeZone)
+{
+	const char *old = getenv("TZ");
+	std::string saved = old ? old : "";
+	struct Case {
+		const char *tz, *params, *posix;
+	} cases[] = {
+		{"EST5", "_stp_tz_gmtoff=18000 _stp_tz_name=EST", "EST5"},
+		{"CET-1", "_stp_tz_gmtoff=-3600 _stp_tz_name=CET", "CET-1"},
+		{"<+0530>-5:30", "_stp_tz_gmtoff=-19800 _stp_tz_name=+0530", "<+0530>-5:30"},
+		{"UTC0", "_stp_tz_gmtoff=0 _stp_tz_name=UTC", "UTC0"},
+	};
+	for (const Case &c : cases) {
+		setenv("TZ", c.tz, 1);
+		tzset();
+		EXPECT_EQ(local_tz_module_params(), c.params) << c.tz;
+		EXPECT_EQ(local_posix_tz(), c.posix) << c.tz;
+	}
+	if (old)
+		setenv("TZ", saved.c_str(), 1);
+	else
+		unsetenv("TZ");
+	tzset();
 }
 
 TEST(LoaderStatus, FirstLineOnly)

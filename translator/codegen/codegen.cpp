@@ -60,6 +60,9 @@ std::string Emitter::run()
 	// only when some body may read them (runtime/stp_ftrace.h)
 	if (!in_.guru && !code_reads_regs(code.str()))
 		os_ << "#define STP_NO_ENTRY_REGS 1 /* no body reads the probed registers */\n\n";
+	// system(): the command queue and /proc/<module>/system (runtime/stp_output.h)
+	if (code.str().find("stp_system(") != std::string::npos)
+		os_ << "#define STP_HAVE_SYSTEM 1 /* system() queues commands for the loader */\n\n";
 	// the probe path skips the lock loop when no body takes a lock
 	if (std::all_of(sema_.bodies.begin(), sema_.bodies.end(),
 			[](const ProbeBody &b) { return b.locks.empty(); }))
@@ -208,14 +211,15 @@ void Emitter::guru_prelude()
 
 // Whether the C of the bodies and functions may read the probed context's
 // registers (c->regs): target variables, @entry, $return and pretty prints,
-// register(), returnval(), user_mode(), backtraces and callers, and any
+// register(), int_arg() and the like, addr(), print_regs(), returnval(),
+// user_mode(), backtraces and callers, and any
 // embedded C. Conservative: a name below anywhere (a string literal too)
 // counts. Keep in step with the runtime's readers of c->regs (stp_tvar.h,
 // stp_backtrace.h).
 bool Emitter::code_reads_regs(const std::string &code)
 {
 	static const char *const readers[] = {
-		"regs", "stp_tvar", "stp_returnval", "stp_register", "stp_user_mode",
+		"regs", "stp_tvar", "stp_returnval", "stp_register", "stp_user_mode", "stp_addr(",
 		"stp_bt_", "backtrace", "stp_print_stack", "stp_sprint_stack", "stp_stack", "stp_caller",
 		"stp_pp_", "stp_parms", "stp_entry_value", "@stp-embedded", "CONTEXT"};
 	for (const char *r : readers)

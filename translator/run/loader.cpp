@@ -13,7 +13,10 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <ctime>
 #include <cstring>
 
 namespace stap_pmu::loader {
@@ -53,6 +56,58 @@ std::vector<std::string> simple_command_words(std::string_view cmd)
 std::string module_params(int target_pid)
 {
 	return "_stp_target=" + std::to_string(target_pid < 0 ? 0 : target_pid);
+}
+
+std::string tz_module_params(long gmtoff_east, std::string_view zone)
+{
+	std::string name;
+	for (char ch : zone)
+		if (isalnum(static_cast<unsigned char>(ch)) || ch == '+' || ch == '-')
+			name += ch;
+	return "_stp_tz_gmtoff=" + std::to_string(-gmtoff_east) +
+	       " _stp_tz_name=" + (name.empty() ? "UTC" : name);
+}
+
+namespace {
+
+struct tm local_now()
+{
+	time_t now = time(nullptr);
+	struct tm tm {};
+	localtime_r(&now, &tm);
+	return tm;
+}
+
+} // namespace
+
+std::string local_tz_module_params()
+{
+	struct tm tm = local_now();
+	return tz_module_params(tm.tm_gmtoff, tm.tm_zone ? tm.tm_zone : "");
+}
+
+std::string local_posix_tz()
+{
+	struct tm tm = local_now();
+	std::string name;
+	for (const char *p = tm.tm_zone ? tm.tm_zone : ""; *p; p++)
+		if (isalnum(static_cast<unsigned char>(*p)) || *p == '+' || *p == '-')
+			name += *p;
+	// a POSIX zone name is three or more letters; anything else is quoted
+	bool letters = name.size() >= 3 && std::all_of(name.begin(), name.end(), [](char ch) {
+		return isalpha(static_cast<unsigned char>(ch)) != 0;
+	});
+	if (!letters)
+		name = "<" + (name.empty() ? std::string("UTC") : name) + ">";
+	long west = -tm.tm_gmtoff;
+	std::string off = west < 0 ? "-" : "";
+	long a = west < 0 ? -west : west;
+	off += std::to_string(a / 3600);
+	if (a % 3600)
+		off += ":" + std::string(a % 3600 / 60 < 10 ? "0" : "") + std::to_string(a % 3600 / 60);
+	if (a % 60)
+		off += ":" + std::string(a % 60 < 10 ? "0" : "") + std::to_string(a % 60);
+	return name + off;
 }
 
 std::string dropped_warning(const ModuleStatus &st)

@@ -69,6 +69,16 @@ std::vector<std::string> simple_command_words(std::string_view cmd);
 // "_stp_target=<pid>".
 std::string module_params(int target_pid);
 
+// "_stp_tz_gmtoff=<seconds west of UTC> _stp_tz_name=<zone>" for a zone
+// gmtoff_east seconds east of UTC (struct tm's tm_gmtoff) named zone (its
+// letters, digits, '+' and '-'; "UTC" when none are left).
+std::string tz_module_params(long gmtoff_east, std::string_view zone);
+// The same for the local time zone now (TZ, /etc/localtime).
+std::string local_tz_module_params();
+// A POSIX TZ value for the local time zone now, without its daylight-saving
+// rules ("CET-1", "EST5", "<+0530>-5:30"), for a guest without time zone files.
+std::string local_posix_tz();
+
 // Parses a status file; nullopt when the first line is not "<state> <exit_code>".
 std::optional<ModuleStatus> parse_status(std::string_view text);
 

@@ -81,6 +81,8 @@ private:
 	std::string poll();
 	void stop(const std::string &reason);
 	void finish_command(bool verbose);
+	void run_system_commands();
+	void wait_system_commands();
 	int exit_code();
 
 	const LoadOptions &o_;
@@ -93,6 +95,8 @@ private:
 	// started: it keeps the default dispositions until it runs).
 	std::optional<sys::SignalScope> no_sigpipe_, stop_signals_;
 	std::optional<sys::Child> cmd_;
+	sys::Fd system_;                  // /proc/<module>/system: the script calls system()
+	std::vector<sys::Child> system_cmds_; // its commands still running
 	ModuleFiles mf_;
 	std::optional<ModuleStatus> st_;
 	bool failed_ = false;
@@ -117,6 +121,8 @@ Result<int> LoaderSession::run()
 	release_command();
 	std::string reason = failed_ ? "" : poll();
 	stop(reason);
+	run_system_commands(); // those the end probes queued
+	wait_system_commands();
 	finish_command(o_.verbose);
 	if (o_.verbose && cmd_ && cmd_->poll())
 		say("stap-pmu: the command " + sys::describe_wait(*cmd_->poll()));
@@ -177,7 +183,7 @@ Status LoaderSession::start_command()
 // finit_module, with the module's kernel log lines on failure.
 Status LoaderSession::load()
 {
-	std::string params = module_params(target_);
+	std::string params = module_params(target_) + " " + local_tz_module_params();
 	if (o_.verbose)
 		say("stap-pmu: loading " + o_.module_path + " as " + name_ + " (" + params + ")");
 	sys::Fd kmsg = open_kmsg_at_end();
@@ -204,6 +210,7 @@ void LoaderSession::open_module_files()
 {
 	mf_.dir = "/proc/" + name_;
 	mf_.json = o_.json;
+	system_ = sys::Fd::open(mf_.dir + "/system", O_RDONLY | O_NONBLOCK);
 	if (Status st = open_output(mf_); !st) {
 		error("module " + name_ + " has no " + mf_.dir + (mf_.json ? "/records (" : "/output (") +
 		      st.error().what + "); is it a stap-pmu module?");
@@ -217,6 +224,7 @@ void LoaderSession::open_module_files()
 bool LoaderSession::refresh()
 {
 	drain_output(mf_, out_);
+	run_system_commands();
 	auto st = read_status(mf_);
 	if (!st) {
 		error(st.error().what);
@@ -309,6 +317,48 @@ void LoaderSession::finish_command(bool verbose)
 		cmd_->kill(SIGKILL);
 		cmd_->wait();
 	}
+}
+
+// The script's system(cmd) calls: each command the module queued runs now
+// with /bin/sh -c, with the loader's standard output and error (not -o's
+// file), while the script goes on, as SystemTap's staprun runs them.
+void LoaderSession::run_system_commands()
+{
+	char buf[8192];
+	ssize_t n;
+	while (system_ && (n = read(system_.get(), buf, sizeof buf)) > 0) {
+		std::string cmd(buf, strnlen(buf, static_cast<size_t>(n)));
+		sys::Spawn s;
+		s.file = "/bin/sh";
+		s.argv = {"sh", "-c", cmd};
+		s.out = s.err = sys::Spawn::kInherit;
+		auto c = sys::Child::start(s);
+		if (!c) {
+			error("system(" + cmd + "): " + c.error().what);
+			continue;
+		}
+		if (o_.verbose)
+			say("stap-pmu: system(): pid " + std::to_string(c->pid()) + ": " + cmd);
+		system_cmds_.push_back(std::move(*c));
+	}
+	std::erase_if(system_cmds_, [](sys::Child &c) { return c.poll().has_value(); });
+}
+
+// At the end: the commands still running get the stop timeout to finish;
+// those that outlive it are killed.
+void LoaderSession::wait_system_commands()
+{
+	long long deadline = now_ms() + o_.stop_timeout_ms;
+	for (sys::Child &c : system_cmds_)
+		if (long long left = deadline - now_ms(); left > 0)
+			c.wait_for(left, 10);
+	std::erase_if(system_cmds_, [](sys::Child &c) { return c.poll().has_value(); });
+	if (!system_cmds_.empty())
+		say("stap-pmu: killing " + std::to_string(system_cmds_.size()) +
+		    " system() command(s) still running after " +
+		    std::to_string(o_.stop_timeout_ms / 1000) + " s");
+	system_cmds_.clear();
+	system_.reset();
 }
 
 int LoaderSession::exit_code()

@@ -2,6 +2,7 @@
 // initramfs contents, the QEMU command line, reading the console log.
 // The run itself is vm_session.cpp.
 #include "translator/run/vm.h"
+#include "translator/run/loader.h"
 
 #include "translator/support/text.h"
 
@@ -36,6 +37,8 @@ std::string init_setup_lines(const VmOptions &o)
 	std::string s;
 	s += "/bin/busybox --install -s /bin\n";
 	s += std::string("export PATH=/") + kGuestDir + "/bin:/bin:/sbin\n";
+	// the host's time zone, for tz_ctime() (the guest has no zone files)
+	s += "export TZ=" + text::shell_quote(loader::local_posix_tz()) + "\n";
 	s += "mount -t proc proc /proc\n";
 	s += "mount -t sysfs sysfs /sys\n";
 	s += "mount -t devtmpfs devtmpfs /dev 2>/dev/null\n";

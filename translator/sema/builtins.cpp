@@ -137,9 +137,22 @@ std::vector<Builtin> task_builtins()
 		 "ctime(secs): \"Wed Jun 30 21:49:08 1993\" for seconds since the epoch (UTC)"},
 		{"ctime", T::String, {}, "stp_ctime($t, stp_gettimeofday_ns() / 1000000000)",
 		 "ctime(): the current time as ctime(gettimeofday_s())"},
+		{"tz_gmtoff", T::Long, {}, "stp_tz_gmtoff()",
+		 "the loader's local time zone at load time, in seconds west of UTC"},
+		{"tz_name", T::String, {}, "stp_tz_name()",
+		 "the name of the loader's local time zone at load time (\"CET\")"},
 		{"is_return", T::Long, {}, "stp_is_return(c)", "1 in a .return probe, else 0"},
 		{"u_register", T::Long, {T::String}, "stp_register(c, $1)",
 		 "u_register(\"rax\"): register() read as unsigned", 0, true},
+		{"system", T::Void, {T::String}, "stp_system(c, $1)",
+		 "system(cmd): the loader runs cmd with /bin/sh -c, asynchronously", 0, true},
+		{"ansi_set_color", T::Void, {T::Long}, "stp_printf(c, \"\\033[%lldm\", (long long)($1))",
+		 "ansi_set_color(fg): the escape sequence of foreground colour fg (30-37)"},
+		{"ansi_set_color", T::Void, {T::Long, T::Long},
+		 "stp_printf(c, \"\\033[%lld;%lldm\", (long long)($2), (long long)($1))",
+		 "ansi_set_color(fg, bg): foreground fg and background bg (40-47)"},
+		{"ansi_set_color", T::Void, {T::Long, T::Long, T::Long}, "stp_ansi_color3(c, $1, $2, $3)",
+		 "ansi_set_color(fg, bg, attr): and attribute attr (0 none, 1 bold, 4 underline, ...)"},
 		{"log", T::Void, {T::String}, "stp_log(c, $1)", "print a line: the message and a newline"},
 		{"warn", T::Void, {T::String}, "stp_warn(c, $1)",
 		 "print \"WARNING: msg\" where errors are printed; the script goes on"},
@@ -277,6 +290,13 @@ std::vector<Builtin> context_builtins()
 		{"stack", T::Long, {T::Long}, "stp_stack(c, $1)",
 		 "stack(n): the address at depth n of the kernel stack (0: the probed address)", 0,
 		 true},
+		{"modname", T::String, {T::Long}, "stp_modname(c, $t, $1)",
+		 "modname(addr): the module holding a kernel address (\"kernel\" for the kernel's own)",
+		 0, true},
+		{"addr", T::Long, {}, "stp_addr(c)",
+		 "the probed address: the instruction pointer of the probe's registers (0 without)"},
+		{"print_regs", T::Void, {}, "stp_print_regs(c)",
+		 "print the probe's registers, three to a line (nothing without registers)"},
 		{"pid2task", T::Long, {T::Long}, "stp_pid2task($1)",
 		 "pid2task(pid): address of the process's task_struct, 0 if there is none"},
 		{"pid2execname", T::String, {T::Long}, "stp_pid2execname($t, $1)",
@@ -292,6 +312,9 @@ std::vector<Builtin> context_builtins()
 		{"task_stime", T::Long, {}, "stp_task_stime()",
 		 "system time of the current task, in cputime units (ns)"},
 		{"HZ", T::Long, {}, "((s64)HZ)", "the kernel's timer ticks per second (CONFIG_HZ)"},
+		{"mem_page_size", T::Long, {}, "((s64)PAGE_SIZE)", "the kernel's page size in bytes"},
+		{"addr_to_node", T::Long, {T::Long}, "stp_addr_to_node(c, $1)",
+		 "addr_to_node(addr): the NUMA node of a kernel (linear map) address", 0, true},
 		{"local_clock_us", T::Long, {}, "(stp_local_clock_ns() / 1000)",
 		 "this CPU's clock in microseconds"},
 		{"local_clock_ms", T::Long, {}, "(stp_local_clock_ns() / 1000000)",
@@ -309,6 +332,41 @@ std::vector<Builtin> context_builtins()
 	};
 }
 
+// SystemTap's registers tapset: the probed function's arguments by number
+// (runtime/stp_tvar.h), each cut to its C type's size
+std::vector<Builtin> arg_builtins()
+{
+	struct Form {
+		const char *name, *c, *summary;
+	};
+	static const Form forms[] = {
+		{"int_arg", "stp_regs_arg(c, $1, 4, 1)", "argument n as a signed int"},
+		{"uint_arg", "stp_regs_arg(c, $1, 4, 0)", "argument n as an unsigned int"},
+		{"long_arg", "stp_regs_arg(c, $1, 8, 1)", "argument n as a signed long"},
+		{"ulong_arg", "stp_regs_arg(c, $1, 8, 0)", "argument n as an unsigned long"},
+		{"longlong_arg", "stp_regs_arg(c, $1, 8, 1)", "argument n as a 64-bit value"},
+		{"ulonglong_arg", "stp_regs_arg(c, $1, 8, 0)", "argument n as a 64-bit value"},
+		{"pointer_arg", "stp_regs_arg(c, $1, 8, 0)", "argument n as a pointer"},
+		{"s32_arg", "stp_regs_arg(c, $1, 4, 1)", "argument n as a signed 32-bit value"},
+		{"u32_arg", "stp_regs_arg(c, $1, 4, 0)", "argument n as an unsigned 32-bit value"},
+		{"s64_arg", "stp_regs_arg(c, $1, 8, 1)", "argument n as a signed 64-bit value"},
+		{"u64_arg", "stp_regs_arg(c, $1, 8, 0)", "argument n as an unsigned 64-bit value"},
+		{"short_arg", "stp_regs_arg(c, $1, 2, 1)", "argument n as a signed short"},
+		{"ushort_arg", "stp_regs_arg(c, $1, 2, 0)", "argument n as an unsigned short"},
+		{"char_arg", "stp_regs_arg(c, $1, 1, 1)", "argument n as a signed char"},
+		{"uchar_arg", "stp_regs_arg(c, $1, 1, 0)", "argument n as an unsigned char"},
+	};
+	std::vector<Builtin> out;
+	for (const Form &f : forms)
+		out.push_back({f.name, Type::Long, {Type::Long}, f.c, f.summary, 0, true});
+	// the calling-convention markers: x86-64 and arm64 kernels have one
+	out.push_back({"asmlinkage", Type::Void, {}, "((void)0)",
+		       "marks the probed function asmlinkage (nothing to do on x86-64 and arm64)"});
+	out.push_back({"fastcall", Type::Void, {}, "((void)0)",
+		       "marks the probed function fastcall (nothing to do on x86-64 and arm64)"});
+	return out;
+}
+
 // SystemTap functions stap-pmu refuses, with the reason
 std::vector<Builtin> refused_builtins()
 {
@@ -322,6 +380,10 @@ std::vector<Builtin> refused_builtins()
 		{"print_ustack", T::Void, {T::String}, "", "", 0, false, ubt},
 		{"sprint_ustack", T::String, {T::String}, "", "", 0, false, ubt},
 		{"ucallers", T::String, {T::Long}, "", "", 0, false, ubt},
+		{"switch_file", T::Void, {}, "", "", 0, false,
+		 "output files are not rotated (stap-pmu has no -S)"},
+		{"regparm", T::Void, {T::Long}, "", "", 0, false,
+		 "regparm() describes i386 code, which stap-pmu does not probe"},
 	};
 }
 
@@ -332,7 +394,7 @@ const std::vector<Builtin> &all_builtins()
 	static const std::vector<Builtin> table = [] {
 		std::vector<Builtin> t = core_builtins();
 		for (auto group : {task_builtins, string_builtins, user_read_builtins,
-				   context_builtins, refused_builtins}) {
+				   context_builtins, arg_builtins, refused_builtins}) {
 			std::vector<Builtin> g = group();
 			t.insert(t.end(), g.begin(), g.end());
 		}

@@ -42,7 +42,29 @@ Type Checker::call(const Expr &e)
 			    "argument " + std::to_string(i + 1) + " of '" + b->name + "'");
 	if (n == "matched" || n == "matched_str" || n == "ngroups")
 		r_.regex_submatches = true; // every =~ keeps its submatches
+	if (std::string_view(b->c_template).starts_with("stp_regs_arg("))
+		function_probe_only(e);
 	return set(e, b->ret);
+}
+
+// int_arg(n) and the other readers of the probed function's arguments,
+// called in a probe body: every point of the body must be on a function
+// (a call in a script function is checked when it runs).
+void Checker::function_probe_only(const Expr &e)
+{
+	if (cur_body_ == SIZE_MAX)
+		return;
+	for (const ProbeInstance &pi : r_.instances) {
+		ProbeKind k = pi.point.kind;
+		if (pi.body != cur_body_ || k == ProbeKind::Kprobe || k == ProbeKind::Kretprobe ||
+		    k == ProbeKind::Uprobe || k == ProbeKind::Uretprobe)
+			continue;
+		error(e.loc, "'" + e.text + "' reads the probed function's arguments, which '" +
+				     pi.point.name + "' does not have",
+		      "call it in a function probe: kernel.function(\"f\"), kprobe.function(\"f\"), "
+		      "process(\"p\").function(\"f\")");
+		return;
+	}
 }
 
 Type Checker::user_call(const Expr &e, size_t fi)

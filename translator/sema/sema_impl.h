@@ -198,6 +198,7 @@ private:
 	Type call(const Expr &e);
 
 	Type user_call(const Expr &e, size_t fi);
+	void function_probe_only(const Expr &e);
 
 	Type print_family_call(const Expr &e, const PrintFunction &p);
 	Type print_call(const Expr &e, const PrintFunction &p);

@@ -970,3 +970,102 @@ TEST(DwarfLoc, Refusals)
 
 } // namespace
 } // namespace stap_pmu
+
+namespace stap_pmu {
+namespace {
+
+// readelf -wF's rows of the FDEs that list any (LOC, CFA, rbp, ra columns):
+// the unwind rows must say the same at each LOC
+struct ReadelfRow {
+	uint64_t loc = 0;
+	std::string cfa, rbp = "u", ra = "u";
+};
+
+std::vector<ReadelfRow> readelf_rows(const std::string &path)
+{
+	std::vector<ReadelfRow> rows;
+	std::vector<std::string> cols;
+	bool in_fde = false;
+	for (const std::string &l : lines_of(run("readelf -wF " + path))) {
+		std::istringstream in(l);
+		std::vector<std::string> w;
+		for (std::string t; in >> t;)
+			w.push_back(t);
+		if (w.size() > 3 && (w[3] == "FDE" || w[3] == "CIE"))
+			in_fde = w[3] == "FDE";
+		else if (!w.empty() && w[0] == "LOC")
+			cols = w;
+		else if (in_fde && w.size() == cols.size() && w.size() >= 2) {
+			ReadelfRow r;
+			r.loc = std::stoull(w[0], nullptr, 16);
+			r.cfa = w[1];
+			for (size_t i = 2; i < w.size(); i++) {
+				if (cols[i] == "rbp")
+					r.rbp = w[i];
+				if (cols[i] == "ra")
+					r.ra = w[i];
+			}
+			rows.push_back(r);
+		}
+	}
+	return rows;
+}
+
+const UserCfiRow *row_at(const UserUnwindData &u, uint64_t a)
+{
+	for (const UserCfiRow &r : u.cfi)
+		if (a >= r.start && a - r.start < r.len)
+			return &r;
+	return nullptr;
+}
+
+TEST(UserInfo, UnwindRowsAgreeWithReadelf)
+{
+	auto f = facts();
+	auto u = f.unwind_data(prog2);
+	ASSERT_TRUE(u.ok()) << u.error().what;
+	std::vector<ReadelfRow> want = readelf_rows(prog2);
+	ASSERT_GT(want.size(), 5u);
+	for (const ReadelfRow &w : want) {
+		const UserCfiRow *r = row_at(*u, w.loc);
+		ASSERT_NE(r, nullptr) << std::hex << w.loc;
+		std::string cfa = r->cfa == UserCfiRow::Cfa::Sp	  ? "rsp+" + std::to_string(r->cfa_off)
+				  : r->cfa == UserCfiRow::Cfa::Fp ? "rbp+" + std::to_string(r->cfa_off)
+								  : "exp";
+		EXPECT_EQ(cfa, w.cfa) << std::hex << w.loc;
+		std::string ra = r->ra == UserCfiRow::Ra::Saved ? "c" + std::to_string(r->ra_off) : "u";
+		EXPECT_EQ(ra, w.ra) << std::hex << w.loc;
+		std::string rbp = r->fp_saved ? "c" + std::to_string(r->fp_off) : "u";
+		EXPECT_EQ(rbp, w.rbp) << std::hex << w.loc;
+	}
+}
+
+TEST(UserInfo, UnwindSymbolsAreNmFunctions)
+{
+	auto f = facts();
+	auto u = f.unwind_data(prog2);
+	ASSERT_TRUE(u.ok()) << u.error().what;
+	std::map<std::string, uint64_t> nm;
+	for (const std::string &l : lines_of(run("nm " + prog2))) {
+		std::istringstream in(l);
+		std::string addr, kind, name;
+		if (in >> addr >> kind >> name && (kind == "T" || kind == "t"))
+			nm[name] = std::stoull(addr, nullptr, 16);
+	}
+	ASSERT_TRUE(nm.count("main"));
+	size_t found = 0;
+	for (size_t i = 0; i < u->syms.size(); i++) {
+		if (i)
+			EXPECT_LT(u->syms[i - 1].vaddr, u->syms[i].vaddr);
+		auto it = nm.find(u->syms[i].name);
+		if (it == nm.end())
+			continue;
+		EXPECT_EQ(it->second, u->syms[i].vaddr) << u->syms[i].name;
+		found++;
+	}
+	EXPECT_GE(found, 5u);
+	EXPECT_EQ(u->path, prog2);
+}
+
+} // namespace
+} // namespace stap_pmu

@@ -42,6 +42,39 @@ struct SdtMark {
 	std::vector<TargetAccess> args;     // $arg1..$argN: Base::Loc accesses (user)
 };
 
+// What a module needs to name and unwind user addresses of one binary
+// (ubacktrace(), usymname(), ...): its PT_LOAD segments (file offset to
+// link-time address), its function symbols sorted by address, and its
+// .eh_frame rows for the stack pointer, frame pointer and return address.
+struct UserLoad {
+	uint64_t offset = 0, vaddr = 0, filesz = 0;
+};
+struct UserSym {
+	uint64_t vaddr = 0, size = 0;
+	std::string name;
+};
+// One CFI row: from start for len bytes the caller's frame is found so.
+// cfa: the CFA is register cfa_reg (Sp or Fp) + cfa_off, or unknown (an
+// expression: unwinding stops). ra: saved at CFA + ra_off, still in the
+// return-address register (arm64's lr before the prologue), or undefined
+// (the outermost frame). fp: saved at CFA + fp_off, or unchanged.
+struct UserCfiRow {
+	enum class Cfa : uint8_t { Sp, Fp, Unknown };
+	enum class Ra : uint8_t { Undefined, Saved, InRegister };
+	uint64_t start = 0;
+	uint32_t len = 0;
+	Cfa cfa = Cfa::Unknown;
+	Ra ra = Ra::Undefined;
+	bool fp_saved = false;
+	int32_t cfa_off = 0, ra_off = 0, fp_off = 0;
+};
+struct UserUnwindData {
+	std::string path;
+	std::vector<UserLoad> loads;
+	std::vector<UserSym> syms;
+	std::vector<UserCfiRow> cfi;
+};
+
 // The user-space side of pass 2. Same contract as KernelFacts: stable
 // answers, failures are values worded for the user (Error{what, hint}),
 // nothing printed.
@@ -92,6 +125,12 @@ public:
 		(void)path;
 		(void)glob;
 		return fail("process(\"PATH\").plt is not supported");
+	}
+
+	// The symbols and unwind rows of `path` (an absolute path).
+	virtual Result<UserUnwindData> unwind_data(const std::string &path) const
+	{
+		return fail("cannot read the symbols of " + path);
 	}
 };
 

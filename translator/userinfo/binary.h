@@ -80,6 +80,12 @@ std::vector<KernelParam> locals_of(const Binary &b, const UserFunction &f);
 Result<std::vector<SdtMark>> find_marks(const Binary &b, Arch arch,
 					const std::string &provider, const std::string &name_glob);
 
+// The section of elf called name (its header in sh), or null (sdt.cpp).
+Elf_Scn *section_named(Elf *elf, const char *name, GElf_Shdr &sh);
+
+// ProcessFacts::unwind_data for b (unwind.cpp).
+UserUnwindData unwind_data_of(const Binary &b, Arch arch);
+
 // ProcessFacts::plt for b.
 Result<std::vector<UserFunction>> find_plt(const Binary &b, const std::string &glob);
 

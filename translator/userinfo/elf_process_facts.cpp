@@ -174,4 +174,12 @@ Result<std::vector<UserFunction>> ElfProcessFacts::plt(const std::string &path,
 	return userinfo::find_plt(**b, glob);
 }
 
+Result<UserUnwindData> ElfProcessFacts::unwind_data(const std::string &path) const
+{
+	auto b = binary_of(*state_, path, opts_);
+	if (!b)
+		return b.error();
+	return userinfo::unwind_data_of(**b, opts_.arch);
+}
+
 } // namespace stap_pmu

@@ -50,6 +50,7 @@ public:
 					   const std::string &name_glob) const override;
 	Result<std::vector<UserFunction>> plt(const std::string &path,
 					      const std::string &glob) const override;
+	Result<UserUnwindData> unwind_data(const std::string &path) const override;
 
 	struct State; // the open files (binary.h)
 

@@ -117,8 +117,6 @@ TargetAccess parse_sdt_arg(const std::string &text, Arch arch)
 
 namespace userinfo {
 
-namespace {
-
 Elf_Scn *section_named(Elf *elf, const char *name, GElf_Shdr &sh)
 {
 	size_t shstr = 0;
@@ -131,6 +129,8 @@ Elf_Scn *section_named(Elf *elf, const char *name, GElf_Shdr &sh)
 	}
 	return nullptr;
 }
+
+namespace {
 
 // Any symbol's address in the symbol tables of elf (for sym(%rip) arguments).
 bool symbol_in(Elf *elf, const std::string &name, uint64_t &addr)

@@ -12,6 +12,8 @@
  *     work N MS       calls work_fn(i) for i = 1..N, one every MS milliseconds
  *                     (a process that exits mid-run when the script outlives it)
  *     all N           params N, marks N, recurse 3
+ *     chain           main -> chain_a(1) -> chain_b(2) -> chain_c(3), prints
+ *                     "chain: 11" (user backtraces: ubacktrace() on chain_c)
  *   -m  at the end, prints "uprobes-mapping: yes" or "uprobes-mapping: no":
  *       whether /proc/self/maps has the "[uprobes]" area (the kernel maps it
  *       in a process that hit a uprobe; none after the probes are gone)
@@ -139,6 +141,25 @@ PROBED unsigned int depth(unsigned int k)
 	return depth_call(k - 1) + 1;
 }
 
+/* A call chain for user backtraces: main -> chain_a -> chain_b -> chain_c,
+ * none a tail call (each adds to its callee's result). Built without
+ * -fno-omit-frame-pointer, as Debian builds: the unwinder needs the CFI. */
+PROBED int chain_c(int n)
+{
+	__asm__ volatile("" : "+r"(n));
+	return n * 3;
+}
+
+PROBED int chain_b(int n)
+{
+	return chain_c(n + 1) + 1;
+}
+
+PROBED int chain_a(int n)
+{
+	return chain_b(n + 1) + 1;
+}
+
 PROBED int work_fn(int i)
 {
 	return i * 2;
@@ -149,7 +170,7 @@ static void usage(const char *msg)
 	if (msg)
 		fprintf(stderr, "uprobe-target: %s\n", msg);
 	fprintf(stderr, "usage: uprobe-target [-m] [-g] params N | marks N | loop N REPS |"
-			" recurse D | work N MS | all N\n");
+			" recurse D | work N MS | all N | chain\n");
 	exit(2);
 }
 
@@ -304,6 +325,11 @@ int main(int argc, char **argv)
 	}
 	if (i >= argc)
 		usage(NULL);
+	if (!strcmp(argv[i], "chain")) {	/* called from main itself */
+		sink = chain_a(1);
+		printf("chain: %lld\n", sink);
+		return 0;
+	}
 	run_mode(argc, argv, i);
 	if (show_guarded)
 		printf("guarded: %lld\n", guarded_fired);

@@ -56,7 +56,7 @@
 
 struct stp_bt_scratch {
 	unsigned long addr[STP_MAXBACKTRACE + STP_BT_HANDLER_FRAMES];
-	char sym[KSYM_SYMBOL_LEN + sizeof(" [kernel]")];
+	char sym[KSYM_SYMBOL_LEN + sizeof(" [kernel]") + 256];
 };
 
 /* one per context of the CPU (stp_ctx_level()): an NMI body may run over another */
@@ -183,9 +183,17 @@ static const char *stp_bt_symbol(unsigned long addr, bool ret, bool with_size)
 {
 	char *b = this_cpu_ptr(&stp_bt_scratch[stp_ctx_level()])->sym;
 	const size_t len = sizeof_field(struct stp_bt_scratch, sym);
+	struct mm_struct *mm;
 	char *slash, *end;
+	bool found;
 	int n;
 
+	if (addr < TASK_SIZE_MAX) {	/* a ubacktrace() address */
+		mm = stp_umm_lock();
+		found = stp_usym_format(mm, b, len, addr, ret, with_size);
+		stp_umm_unlock(mm);
+		return found ? b : NULL;
+	}
 	n = snprintf(b, len - sizeof(" [kernel]") + 1, ret ? "%pB" : "%pS",
 		     (void *)addr);
 	if (n <= 0 || !strncmp(b, "0x", 2))
@@ -206,6 +214,12 @@ static const char *stp_bt_symbol(unsigned long addr, bool ret, bool with_size)
 	return b;
 }
 
+/* the address column of a frame: a kernel address like %p, a user one as is */
+static u64 stp_bt_shown(unsigned long addr)
+{
+	return addr < TASK_SIZE_MAX ? addr : stp_ptr_out(addr);
+}
+
 /*
  * " 0xffffffff8123abcd : func+0x12/0x40 [kernel]\n" (SystemTap's symdata);
  * the address column is printed like %p: hashed, raw with -g (stp_ptr_out)
@@ -214,7 +228,7 @@ static void stp_bt_print_frame(struct stp_context *c, unsigned long addr,
 			       bool ret)
 {
 	const char *sym = stp_bt_symbol(addr, ret, true);
-	u64 shown = stp_ptr_out(addr);
+	u64 shown = stp_bt_shown(addr);
 
 	if (sym)
 		stp_printf(c, " 0x%016llx : %s\n", shown, sym);
@@ -355,9 +369,9 @@ static __maybe_unused const char *stp_sprint_stack(struct stp_context *c,
 	while (stp_bt_next_addr(c, &bt, &addr)) {
 		sym = stp_bt_symbol(addr, i++ > 0, true);
 		ok = sym ? stp_bt_append(dst, &len, " 0x%016llx : %s\n",
-					 stp_ptr_out(addr), sym)
+					 stp_bt_shown(addr), sym)
 			 : stp_bt_append(dst, &len, " 0x%016llx\n",
-					 stp_ptr_out(addr));
+					 stp_bt_shown(addr));
 		if (!ok)
 			break;
 	}

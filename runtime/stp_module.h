@@ -68,9 +68,12 @@ static int __init stp_module_init(void)
 	stp_ptr_key_init();
 	stp_overload_init();
 	stp_loader_tgid = task_tgid_nr(current);
+#ifdef STP_HAVE_USYMS
+	stp_usyms_init(stp_ubins_table, ARRAY_SIZE(stp_ubins_table));
+#endif
 	rc = stp_output_alloc();
 	if (rc)
-		return rc;
+		goto err_release_usyms;
 	rc = stp_maps_alloc();
 	if (rc)
 		goto err_free_output;
@@ -119,6 +122,8 @@ err_free_maps:
 	stp_maps_free();
 err_free_output:
 	stp_output_free();
+err_release_usyms:
+	stp_usyms_release();
 	return rc;
 }
 
@@ -131,6 +136,7 @@ static void __exit stp_module_exit(void)
 	stp_contexts_free();
 	stp_maps_free();
 	stp_output_free();
+	stp_usyms_release();
 }
 
 module_init(stp_module_init);

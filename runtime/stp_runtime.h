@@ -40,7 +40,9 @@
 #include "stp_tvar.h"
 #include "stp_uaccess.h"
 #include "stp_task.h"
+#include "stp_usym.h"
 #include "stp_backtrace.h"
+#include "stp_ubacktrace.h"
 
 /* 5. running a probe, and the handlers of each probe kind */
 #include "stp_handlers.h"

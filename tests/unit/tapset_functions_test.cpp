@@ -69,9 +69,11 @@ TEST(TapsetFunctions, WrongCallsAreLocated)
 		  "t.stp:1:23: 'kernel_string' takes 1 or 2 argument(s), 3 given");
 	EXPECT_EQ(first_error("probe begin { x = user_string(1, 2) }"),
 		  "t.stp:1:34: argument 2 of 'user_string' must be string, not long");
-	EXPECT_EQ(first_error("probe begin { print_ubacktrace() }"),
-		  "t.stp:1:15: 'print_ubacktrace' is not available: user-space "
-		  "backtraces are not supported yet");
+	EXPECT_EQ(first_error("probe begin { print_ubacktrace(1) }"),
+		  "t.stp:1:15: 'print_ubacktrace' takes 0 argument(s), 1 given");
+	EXPECT_EQ(first_error("probe begin { switch_file() }"),
+		  "t.stp:1:15: 'switch_file' is not available: output files are not rotated "
+		  "(stap-pmu has no -S)");
 	EXPECT_EQ(first_error("function log(x) { return x } probe begin { log(1) }"),
 		  "t.stp:1:1: function 'log' has the name of a builtin");
 }

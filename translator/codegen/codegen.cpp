@@ -101,6 +101,7 @@ std::string Emitter::run()
 	probe_table();
 	pretty_functions();
 	maps_table();
+	os_ << emit_user_tables(in_.user_binaries);
 	os_ << "#include \"stp_module.h\"\n";
 	return os_.str();
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "translator/frontend/ast.h"
+#include "translator/probes/process_facts.h"
 #include "translator/sema/sema.h"
 
 namespace stap_pmu {
@@ -22,9 +23,14 @@ struct CodegenInput {
 	std::vector<std::pair<std::string, std::string>> defines; // -D NAME=VALUE
 	std::string version;
 	bool guru = false; // -g: %p prints raw addresses
+	// the user binaries whose symbols and CFI the module holds (ubacktrace() ...)
+	std::vector<UserUnwindData> user_binaries;
 };
 
 std::string generate_c(const CodegenInput &in);
+
+// The C tables of the user binaries (runtime/stp_usym.h); "" for none.
+std::string emit_user_tables(const std::vector<UserUnwindData> &bins);
 
 // C string literal for s (escapes quotes, backslashes, controls, '?').
 std::string c_string(const std::string &s);

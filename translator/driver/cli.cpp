@@ -25,6 +25,10 @@ void add_script_options(CLI::App &app, Cli &cli)
 		->group("Script and run");
 	app.add_option("-x", cli.target_pid, "Set target() to PID")->option_text("PID")
 		->group("Script and run");
+	app.add_option("-d", cli.symbol_files,
+		       "Add FILE's symbols and unwind data to the module (ubacktrace(), usymname(), ...)")
+		->option_text("FILE")
+		->group("Script and run");
 	app.add_option("-o", cli.output, "Write script output to FILE")->option_text("FILE")
 		->group("Script and run");
 	app.add_option("--output-format", cli.output_format,

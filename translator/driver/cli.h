@@ -17,6 +17,7 @@ struct Cli {
 	int pass = 5;
 	std::string command;
 	int target_pid = 0;
+	std::vector<std::string> symbol_files; // -d FILE: user binaries whose symbols and CFI the module holds
 	std::string output;
 	std::string output_format = "text";    // --output-format text|json
 	int verbose = 0;

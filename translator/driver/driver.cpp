@@ -3,6 +3,7 @@
 #include "translator/driver/driver.h"
 
 #include <cctype>
+#include <filesystem>
 #include <iostream>
 
 #include "translator/builder/cache.h"
@@ -33,6 +34,23 @@ bool valid_define_name(const std::string &n)
 	return true;
 }
 
+// The target's program: -c CMD's first word, or -x PID's executable ("" if
+// neither, or the pid's is not readable here or is a guest's).
+static std::string target_program(const Cli &cli)
+{
+	if (!cli.command.empty()) {
+		size_t b = cli.command.find_first_not_of(" \t");
+		if (b == std::string::npos)
+			return "";
+		return cli.command.substr(b, cli.command.find_first_of(" \t", b) - b);
+	}
+	if (cli.target_pid <= 0 || cli.vm) // --vm: the pid is the guest's
+		return "";
+	std::error_code ec;
+	auto exe = std::filesystem::read_symlink("/proc/" + std::to_string(cli.target_pid) + "/exe", ec);
+	return ec ? "" : exe.string();
+}
+
 // Passes 2 and 3's options: -D, -m, the PMU targets, and whether the module
 // has a target process.
 Result<TranslateOptions> translate_options(const Cli &cli)
@@ -47,6 +65,8 @@ Result<TranslateOptions> translate_options(const Cli &cli)
 	topts.at_boot = cli.vm_at_boot;
 	topts.guru = cli.guru;
 	topts.script_args = cli.script_args;
+	topts.symbol_files = cli.symbol_files;
+	topts.target_program = target_program(cli);
 	for (const std::string &d : cli.defines) {
 		size_t eq = d.find('=');
 		std::string name = d.substr(0, eq);
@@ -219,7 +239,7 @@ Result<BuildRequest> build_request(const Cli &cli, const Front &f, const Transla
 	br.caches = cli.caches;
 	br.verbose = cli.verbose > 0;
 	// a process probe's module holds offsets into the binaries: not cached
-	if (!cli.no_cache && !names_process_probes(f.parsed)) {
+	if (!cli.no_cache && !names_process_probes(f.parsed) && !names_user_binaries(cli, f.parsed)) {
 		br.cache_key = module_cache_key(cli, f.parsed, topts, bt, module_name);
 		if (auto ko = cache::lookup(cli.caches.modules, br.cache_key, module_name))
 			br.cached_ko = *ko;

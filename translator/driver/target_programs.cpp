@@ -33,4 +33,17 @@ bool names_process_probes(const Parsed &p)
 	return any(p.script);
 }
 
+bool names_user_binaries(const Cli &cli, const Parsed &p)
+{
+	if (!cli.symbol_files.empty())
+		return true;
+	if (cli.command.empty() && cli.target_pid <= 0)
+		return false;
+	const std::string &text = p.source->text();
+	for (const char *f : {"ubacktrace", "ucallers", "uaddr", "usym", "umodname", "ustack"})
+		if (text.find(f) != std::string::npos)
+			return true;
+	return false;
+}
+
 } // namespace stap_pmu

@@ -25,4 +25,9 @@ std::unique_ptr<ProcessFacts> target_process_facts(const Cli &cli);
 // script, so it is not taken from the module cache.
 bool names_process_probes(const Parsed &p);
 
+// Whether the module may hold user binaries' tables besides the process
+// probes' (-d FILE, or a target whose program the script's user-stack
+// functions name): not taken from the module cache either.
+bool names_user_binaries(const Cli &cli, const Parsed &p);
+
 } // namespace stap_pmu

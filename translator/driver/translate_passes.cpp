@@ -88,6 +88,38 @@ bool may_name_syscall_alias(const std::string &point)
 	       fnmatch(first.c_str(), "nd_syscall", 0) == 0;
 }
 
+// The symbols and CFI of the binaries whose user addresses the module
+// names: the process probes' files, -d's (an error when one cannot be
+// read) and the target's program (skipped when it is not an ELF file the
+// facts find, e.g. a shell builtin).
+static void collect_user_binaries(Elaborated &e, const TranslateOptions &opts,
+				  const ProcessFacts &process, Diagnostics &diags)
+{
+	std::vector<std::string> paths = e.user_files;
+	auto add = [&](const std::string &name, bool must) {
+		Result<std::string> path = process.resolve_path(name);
+		if (!path) {
+			if (must)
+				diags.error({}, "-d " + name + ": " + path.error().what,
+					    path.error().hint);
+			return;
+		}
+		if (std::find(paths.begin(), paths.end(), *path) == paths.end())
+			paths.push_back(*path);
+	};
+	for (const std::string &f : opts.symbol_files)
+		add(f, true);
+	if (!opts.target_program.empty())
+		add(opts.target_program, false);
+	for (const std::string &path : paths) {
+		Result<UserUnwindData> u = process.unwind_data(path);
+		if (u)
+			e.user_binaries.push_back(std::move(*u));
+		else
+			diags.error({}, u.error().what, u.error().hint);
+	}
+}
+
 Elaborated elaborate_pass(const Parsed &p, const TranslateOptions &opts, const KernelFacts *facts,
 			  Diagnostics &diags)
 {
@@ -105,6 +137,8 @@ Elaborated elaborate_pass(const Parsed &p, const TranslateOptions &opts, const K
 		if (!pi.point.path.empty() && std::find(e.user_files.begin(), e.user_files.end(),
 							pi.point.path) == e.user_files.end())
 			e.user_files.push_back(pi.point.path);
+	if (e.sema.user_symbols && process)
+		collect_user_binaries(e, opts, *process, diags);
 	// @pmu_thread: per-task counters of the target with -c/-x; without a
 	// target when the module loads (also --vm-at-boot), every task's count
 	// from the CPU-wide counters and sched_switch (runtime/stp_pmu_tasks.h)
@@ -157,6 +191,7 @@ Translated translate_pass(const Parsed &p, const Elaborated &e, const TranslateO
 	in.version = opts.version;
 	in.defines = opts.defines;
 	in.guru = opts.guru;
+	in.user_binaries = e.user_binaries;
 	if (!e.sema.events.empty()) {
 		in.pmu_targets = pmu::pmu_targets_string(e.pmu.table);
 		in.pmu_tables_c = pmu::emit_pmu_tables(e.pmu.table);

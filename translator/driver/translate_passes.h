@@ -32,6 +32,11 @@ struct TranslateOptions {
 	bool has_target = false;
 	bool at_boot = false;
 	bool guru = false; // -g: embedded C, %p prints raw addresses
+	// the user binaries a script's ubacktrace(), usymname(), ... name
+	// addresses in besides its process probes' files: -d FILE, and the
+	// target's program (-c CMD's first word, or -x PID's executable)
+	std::vector<std::string> symbol_files;
+	std::string target_program;
 };
 
 // What pass 1 needs besides the script: the target kernel's facts for the
@@ -68,6 +73,9 @@ struct Elaborated {
 	// the ELF files the script's process probes name (ResolvedPoint::path),
 	// each once, in order: what a guest must have at the same paths
 	std::vector<std::string> user_files;
+	// when the script calls a user-stack or user-symbol function: the
+	// symbols and CFI of user_files, -d's files and the target's program
+	std::vector<UserUnwindData> user_binaries;
 };
 
 struct Translated {

@@ -367,19 +367,48 @@ std::vector<Builtin> arg_builtins()
 	return out;
 }
 
+// SystemTap's ucontext functions: the probed task's user stack and user
+// symbols (runtime/stp_ubacktrace.h), over the tables of the binaries the
+// module knows. Their C starts "stp_ubt_": a script calling one gets the
+// tables (SemaResult::user_symbols).
+std::vector<Builtin> user_stack_builtins()
+{
+	using T = Type;
+	return {
+		{"ubacktrace", T::String, {}, "stp_ubt_backtrace(c, $t)",
+		 "hex addresses of the probed task's user stack (print_ustack() prints them)"},
+		{"print_ubacktrace", T::Void, {}, "stp_ubt_print_backtrace(c)",
+		 "print the probed task's user stack, one symbolized frame per line"},
+		{"print_ubacktrace_brief", T::Void, {}, "stp_ubt_print_brief(c)",
+		 "print the probed task's user stack, \"func+0x12\" per line"},
+		{"sprint_ubacktrace", T::String, {}, "stp_ubt_sprint_backtrace(c, $t)",
+		 "the probed task's user stack, one \"func+0x12 [/path/prog]\" line per frame"},
+		{"ucallers", T::String, {T::Long}, "stp_ubt_callers(c, $t, $1)",
+		 "ucallers(n): the first n callers of the user stack (-1: all), as ubacktrace()"},
+		{"uaddr", T::Long, {}, "stp_ubt_uaddr(c)",
+		 "the user address the probed task was at (0: none)"},
+		{"usymname", T::String, {T::Long}, "stp_ubt_symname($t, $1)",
+		 "usymname(addr): the function holding a user address, or the address in hex"},
+		{"usymdata", T::String, {T::Long}, "stp_ubt_symdata($t, $1)",
+		 "usymdata(addr): \"func+0x12/0x40 [/path/prog]\", or the address in hex"},
+		{"umodname", T::String, {T::Long}, "stp_ubt_modname(c, $t, $1)",
+		 "umodname(addr): the file name of the binary mapped at a user address", 0, true},
+		{"print_ustack", T::Void, {T::String}, "stp_print_stack(c, $1)",
+		 "print a ubacktrace() string symbolized, one frame per line", 0, true},
+		{"sprint_ustack", T::String, {T::String}, "stp_sprint_stack(c, $t, $1)",
+		 "a ubacktrace() string symbolized, one frame per line", 0, true},
+		{"print_usyms", T::Void, {T::String}, "stp_print_stack(c, $1)",
+		 "print a ubacktrace()/ucallers() string symbolized, one frame per line", 0, true},
+		{"sprint_usyms", T::String, {T::String}, "stp_sprint_stack(c, $t, $1)",
+		 "a ubacktrace()/ucallers() string symbolized, one frame per line", 0, true},
+	};
+}
+
 // SystemTap functions stap-pmu refuses, with the reason
 std::vector<Builtin> refused_builtins()
 {
 	using T = Type;
-	const char *ubt = "user-space backtraces are not supported yet";
 	return {
-		{"print_ubacktrace", T::Void, {}, "", "", 0, false, ubt},
-		{"print_ubacktrace_brief", T::Void, {}, "", "", 0, false, ubt},
-		{"sprint_ubacktrace", T::String, {}, "", "", 0, false, ubt},
-		{"ubacktrace", T::String, {}, "", "", 0, false, ubt},
-		{"print_ustack", T::Void, {T::String}, "", "", 0, false, ubt},
-		{"sprint_ustack", T::String, {T::String}, "", "", 0, false, ubt},
-		{"ucallers", T::String, {T::Long}, "", "", 0, false, ubt},
 		{"switch_file", T::Void, {}, "", "", 0, false,
 		 "output files are not rotated (stap-pmu has no -S)"},
 		{"regparm", T::Void, {T::Long}, "", "", 0, false,
@@ -394,7 +423,8 @@ const std::vector<Builtin> &all_builtins()
 	static const std::vector<Builtin> table = [] {
 		std::vector<Builtin> t = core_builtins();
 		for (auto group : {task_builtins, string_builtins, user_read_builtins,
-				   context_builtins, arg_builtins, refused_builtins}) {
+				   context_builtins, arg_builtins, user_stack_builtins,
+				   refused_builtins}) {
 			std::vector<Builtin> g = group();
 			t.insert(t.end(), g.begin(), g.end());
 		}

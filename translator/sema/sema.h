@@ -140,6 +140,9 @@ struct SemaResult {
 	std::vector<std::string> regex_sources;
 	std::unordered_map<const Expr *, size_t> regex_of;
 	bool regex_submatches = false;
+	// a user-stack or user-symbol function is called (ubacktrace(),
+	// usymname(), ...): the module holds the known user binaries' tables
+	bool user_symbols = false;
 	// foreach: array, keys, value; try: catch variable
 	std::unordered_map<const Stmt *, const Symbol *> stmt_array;
 	std::unordered_map<const Stmt *, std::vector<const Symbol *>> stmt_vars;

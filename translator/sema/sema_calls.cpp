@@ -42,6 +42,10 @@ Type Checker::call(const Expr &e)
 			    "argument " + std::to_string(i + 1) + " of '" + b->name + "'");
 	if (n == "matched" || n == "matched_str" || n == "ngroups")
 		r_.regex_submatches = true; // every =~ keeps its submatches
+	if (std::string_view(b->c_template).starts_with("stp_ubt_") ||
+	    n == "print_ustack" || n == "sprint_ustack" || n == "print_usyms" ||
+	    n == "sprint_usyms")
+		r_.user_symbols = true; // the module gets the user binaries' tables
 	if (std::string_view(b->c_template).starts_with("stp_regs_arg("))
 		function_probe_only(e);
 	return set(e, b->ret);

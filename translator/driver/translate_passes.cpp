@@ -100,7 +100,7 @@ static void collect_user_binaries(Elaborated &e, const TranslateOptions &opts,
 		Result<std::string> path = process.resolve_path(name);
 		if (!path) {
 			if (must)
-				diags.error({}, "-d " + name + ": " + path.error().what,
+				diags.error({}, "-d: " + path.error().what,
 					    path.error().hint);
 			return;
 		}

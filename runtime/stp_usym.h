@@ -230,7 +230,9 @@ static bool stp_ustep(struct mm_struct *mm, struct stp_uframe *f, unsigned int n
 #ifdef CONFIG_ARM64
 	ra &= GENMASK_ULL(VA_BITS - 1, 0);	/* a signed return address's PAC */
 #endif
-	if (!ra || ra >= TASK_SIZE_MAX || cfa <= f->sp)
+	/* the caller's frame is above this one (a leaf's may be the same, arm64) */
+	if (!ra || ra >= TASK_SIZE_MAX || cfa < f->sp ||
+	    (cfa == f->sp && r->ra != STP_URA_INREG))
 		return false;
 	f->sp = cfa;
 	f->pc = ra;

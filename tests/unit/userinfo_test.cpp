@@ -11,6 +11,7 @@
 #include <dwarf.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -1055,8 +1056,9 @@ TEST(UserInfo, UnwindSymbolsAreNmFunctions)
 	ASSERT_TRUE(nm.count("main"));
 	size_t found = 0;
 	for (size_t i = 0; i < u->syms.size(); i++) {
-		if (i)
+		if (i) {
 			EXPECT_LT(u->syms[i - 1].vaddr, u->syms[i].vaddr);
+		}
 		auto it = nm.find(u->syms[i].name);
 		if (it == nm.end())
 			continue;
@@ -1065,6 +1067,26 @@ TEST(UserInfo, UnwindSymbolsAreNmFunctions)
 	}
 	EXPECT_GE(found, 5u);
 	EXPECT_EQ(u->path, prog2);
+}
+
+// --ldd: what ldd(1) lists for the program (the loader resolves the same
+// names), as canonical paths
+TEST(UserInfo, NeededLibrariesAreLdds)
+{
+	auto f = facts();
+	std::vector<std::string> got = f.needed_libraries(prog2);
+	std::vector<std::string> want;
+	for (const std::string &l : lines_of(run("ldd " + prog2))) {
+		size_t slash = l.find('/');
+		if (slash == std::string::npos)
+			continue; // linux-vdso.so.1
+		std::string p = l.substr(slash, l.find(' ', slash) - slash);
+		want.push_back(fs::canonical(p).string());
+	}
+	ASSERT_GE(want.size(), 2u); // libc and the loader
+	std::sort(got.begin(), got.end());
+	std::sort(want.begin(), want.end());
+	EXPECT_EQ(got, want);
 }
 
 } // namespace

@@ -29,6 +29,10 @@ void add_script_options(CLI::App &app, Cli &cli)
 		       "Add FILE's symbols and unwind data to the module (ubacktrace(), usymname(), ...)")
 		->option_text("FILE")
 		->group("Script and run");
+	app.add_flag("--ldd", cli.ldd,
+		     "With the user binaries of -d, -c/-x and process probes, add the shared "
+		     "libraries they need")
+		->group("Script and run");
 	app.add_option("-o", cli.output, "Write script output to FILE")->option_text("FILE")
 		->group("Script and run");
 	app.add_option("--output-format", cli.output_format,

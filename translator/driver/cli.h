@@ -18,6 +18,7 @@ struct Cli {
 	std::string command;
 	int target_pid = 0;
 	std::vector<std::string> symbol_files; // -d FILE: user binaries whose symbols and CFI the module holds
+	bool ldd = false;                      // --ldd: their shared libraries too
 	std::string output;
 	std::string output_format = "text";    // --output-format text|json
 	int verbose = 0;

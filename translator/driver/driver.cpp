@@ -66,6 +66,7 @@ Result<TranslateOptions> translate_options(const Cli &cli)
 	topts.guru = cli.guru;
 	topts.script_args = cli.script_args;
 	topts.symbol_files = cli.symbol_files;
+	topts.ldd = cli.ldd;
 	topts.target_program = target_program(cli);
 	for (const std::string &d : cli.defines) {
 		size_t eq = d.find('=');

@@ -35,7 +35,7 @@ bool names_process_probes(const Parsed &p)
 
 bool names_user_binaries(const Cli &cli, const Parsed &p)
 {
-	if (!cli.symbol_files.empty())
+	if (!cli.symbol_files.empty() || cli.ldd)
 		return true;
 	if (cli.command.empty() && cli.target_pid <= 0)
 		return false;

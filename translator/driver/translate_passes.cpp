@@ -90,8 +90,9 @@ bool may_name_syscall_alias(const std::string &point)
 
 // The symbols and CFI of the binaries whose user addresses the module
 // names: the process probes' files, -d's (an error when one cannot be
-// read) and the target's program (skipped when it is not an ELF file the
-// facts find, e.g. a shell builtin).
+// read), the target's program (skipped when it is not an ELF file the
+// facts find, e.g. a shell builtin) and with --ldd the shared libraries and
+// program interpreters of all these.
 static void collect_user_binaries(Elaborated &e, const TranslateOptions &opts,
 				  const ProcessFacts &process, Diagnostics &diags)
 {
@@ -111,6 +112,11 @@ static void collect_user_binaries(Elaborated &e, const TranslateOptions &opts,
 		add(f, true);
 	if (!opts.target_program.empty())
 		add(opts.target_program, false);
+	if (opts.ldd)
+		for (size_t i = 0, n = paths.size(); i < n; i++)
+			for (const std::string &lib : process.needed_libraries(paths[i]))
+				if (std::find(paths.begin(), paths.end(), lib) == paths.end())
+					paths.push_back(lib);
 	for (const std::string &path : paths) {
 		Result<UserUnwindData> u = process.unwind_data(path);
 		if (u)

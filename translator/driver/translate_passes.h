@@ -37,6 +37,8 @@ struct TranslateOptions {
 	// target's program (-c CMD's first word, or -x PID's executable)
 	std::vector<std::string> symbol_files;
 	std::string target_program;
+	bool ldd = false; // --ldd: and the shared libraries of all these
+
 };
 
 // What pass 1 needs besides the script: the target kernel's facts for the

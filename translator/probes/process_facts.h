@@ -127,6 +127,16 @@ public:
 		return fail("process(\"PATH\").plt is not supported");
 	}
 
+	// The shared libraries `path` needs (DT_NEEDED, found in its DT_RUNPATH
+	// or DT_RPATH and the system's library directories), and the ones they
+	// need, and its program interpreter: absolute paths, each once. Names
+	// not found are left out. The default knows none.
+	virtual std::vector<std::string> needed_libraries(const std::string &path) const
+	{
+		(void)path;
+		return {};
+	}
+
 	// The symbols and unwind rows of `path` (an absolute path).
 	virtual Result<UserUnwindData> unwind_data(const std::string &path) const
 	{

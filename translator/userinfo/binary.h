@@ -83,6 +83,11 @@ Result<std::vector<SdtMark>> find_marks(const Binary &b, Arch arch,
 // The section of elf called name (its header in sh), or null (sdt.cpp).
 Elf_Scn *section_named(Elf *elf, const char *name, GElf_Shdr &sh);
 
+// b's program interpreter and DT_NEEDED libraries, found as the dynamic
+// loader finds them (DT_RUNPATH/DT_RPATH, then arch's system directories);
+// the names not found are left out (unwind.cpp).
+std::vector<std::string> needed_of(const Binary &b, Arch arch);
+
 // ProcessFacts::unwind_data for b (unwind.cpp).
 UserUnwindData unwind_data_of(const Binary &b, Arch arch);
 

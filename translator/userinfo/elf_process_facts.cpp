@@ -1,6 +1,8 @@
 // elf_process_facts.cpp - ElfProcessFacts: finding programs as SystemTap
 // does, and the open files behind the other questions.
 #include "translator/userinfo/elf_process_facts.h"
+
+#include <algorithm>
 #include "translator/support/text.h"
 #include "translator/userinfo/binary.h"
 
@@ -180,6 +182,24 @@ Result<UserUnwindData> ElfProcessFacts::unwind_data(const std::string &path) con
 	if (!b)
 		return b.error();
 	return userinfo::unwind_data_of(**b, opts_.arch);
+}
+
+std::vector<std::string> ElfProcessFacts::needed_libraries(const std::string &path) const
+{
+	std::vector<std::string> out, todo = {path};
+	while (!todo.empty()) {
+		std::string p = todo.back();
+		todo.pop_back();
+		auto b = binary_of(*state_, p, opts_);
+		if (!b)
+			continue;
+		for (const std::string &lib : userinfo::needed_of(**b, opts_.arch))
+			if (lib != path && std::find(out.begin(), out.end(), lib) == out.end()) {
+				out.push_back(lib);
+				todo.push_back(lib);
+			}
+	}
+	return out;
 }
 
 } // namespace stap_pmu

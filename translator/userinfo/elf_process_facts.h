@@ -51,6 +51,7 @@ public:
 	Result<std::vector<UserFunction>> plt(const std::string &path,
 					      const std::string &glob) const override;
 	Result<UserUnwindData> unwind_data(const std::string &path) const override;
+	std::vector<std::string> needed_libraries(const std::string &path) const override;
 
 	struct State; // the open files (binary.h)
 

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <sstream>
 
 #include "translator/userinfo/binary.h"
 
@@ -149,7 +151,86 @@ void walk_fde(Dwarf_CFI *cfi, uint64_t start, uint64_t limit, const Regs &rg,
 	}
 }
 
+// DT_NEEDED names and the DT_RUNPATH/DT_RPATH directories of elf
+void dynamic_of(Elf *elf, std::vector<std::string> &needed, std::vector<std::string> &dirs)
+{
+	for (Elf_Scn *s = elf_nextscn(elf, nullptr); s; s = elf_nextscn(elf, s)) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(s, &sh) || sh.sh_type != SHT_DYNAMIC)
+			continue;
+		Elf_Data *d = elf_getdata(s, nullptr);
+		for (size_t i = 0; d && sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Dyn dyn;
+			if (!gelf_getdyn(d, static_cast<int>(i), &dyn))
+				break;
+			if (dyn.d_tag != DT_NEEDED && dyn.d_tag != DT_RUNPATH && dyn.d_tag != DT_RPATH)
+				continue;
+			const char *v = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
+			if (!v)
+				continue;
+			if (dyn.d_tag == DT_NEEDED) {
+				needed.push_back(v);
+				continue;
+			}
+			std::istringstream in(v);
+			for (std::string dir; std::getline(in, dir, ':');)
+				if (!dir.empty() && dir.find('$') == std::string::npos)
+					dirs.push_back(dir);
+		}
+	}
+}
+
+// PT_INTERP of elf ("" : none)
+std::string interpreter_of(Elf *elf)
+{
+	size_t n = 0;
+	elf_getphdrnum(elf, &n);
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, static_cast<int>(i), &ph) || ph.p_type != PT_INTERP)
+			continue;
+		size_t size = 0;
+		const char *raw = elf_rawfile(elf, &size);
+		if (raw && ph.p_offset < size && ph.p_filesz <= size - ph.p_offset)
+			return std::string(raw + ph.p_offset, strnlen(raw + ph.p_offset, ph.p_filesz));
+	}
+	return "";
+}
+
 } // namespace
+
+std::vector<std::string> needed_of(const Binary &b, Arch arch)
+{
+	namespace fs = std::filesystem;
+	std::vector<std::string> needed, dirs, out;
+	dynamic_of(b.elf, needed, dirs);
+	const std::string triple = arch == Arch::Arm64 ? "aarch64-linux-gnu" : "x86_64-linux-gnu";
+	for (const char *d : {"/lib/", "/usr/lib/"})
+		dirs.push_back(d + triple);
+	for (const char *d : {"/lib64", "/usr/lib64", "/lib", "/usr/lib"})
+		dirs.push_back(d);
+	std::error_code ec;
+	auto add = [&](const std::string &p) {
+		fs::path c = fs::canonical(p, ec);
+		if (!ec && fs::is_regular_file(c, ec))
+			out.push_back(c.string());
+	};
+	std::string interp = interpreter_of(b.elf);
+	if (!interp.empty())
+		add(interp);
+	for (const std::string &n : needed) {
+		if (n.find('/') != std::string::npos) {
+			add(n);
+			continue;
+		}
+		for (const std::string &d : dirs)
+			if (fs::exists(d + "/" + n, ec)) {
+				add(d + "/" + n);
+				break;
+			}
+	}
+	return out;
+}
 
 UserUnwindData unwind_data_of(const Binary &b, Arch arch)
 {

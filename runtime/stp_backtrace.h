@@ -214,10 +214,13 @@ static const char *stp_bt_symbol(unsigned long addr, bool ret, bool with_size)
 	return b;
 }
 
-/* the address column of a frame: a kernel address like %p, a user one as is */
-static u64 stp_bt_shown(unsigned long addr)
+/*
+ * the address column of a frame: like %p, but for a user address a known
+ * binary's symbol names (sym), which gives away no kernel layout: as is
+ */
+static u64 stp_bt_shown(unsigned long addr, const char *sym)
 {
-	return addr < TASK_SIZE_MAX ? addr : stp_ptr_out(addr);
+	return sym && addr < TASK_SIZE_MAX ? addr : stp_ptr_out(addr);
 }
 
 /*
@@ -228,7 +231,7 @@ static void stp_bt_print_frame(struct stp_context *c, unsigned long addr,
 			       bool ret)
 {
 	const char *sym = stp_bt_symbol(addr, ret, true);
-	u64 shown = stp_bt_shown(addr);
+	u64 shown = stp_bt_shown(addr, sym);
 
 	if (sym)
 		stp_printf(c, " 0x%016llx : %s\n", shown, sym);
@@ -369,9 +372,9 @@ static __maybe_unused const char *stp_sprint_stack(struct stp_context *c,
 	while (stp_bt_next_addr(c, &bt, &addr)) {
 		sym = stp_bt_symbol(addr, i++ > 0, true);
 		ok = sym ? stp_bt_append(dst, &len, " 0x%016llx : %s\n",
-					 stp_bt_shown(addr), sym)
+					 stp_bt_shown(addr, sym), sym)
 			 : stp_bt_append(dst, &len, " 0x%016llx\n",
-					 stp_bt_shown(addr));
+					 stp_bt_shown(addr, NULL));
 		if (!ok)
 			break;
 	}

@@ -208,8 +208,7 @@ static void stp_probe_fill(struct stp_probe *p)
 		if (p->ntvars || p->entry_fn) {
 			/* values, fault mask, (unused), @entry values */
 			p->u.rp.entry_handler = stp_kretprobe_entry;
-			p->u.rp.data_size = (p->ntvars + 2 + p->nentry) *
-					    sizeof(u64);
+			p->u.rp.data_size = stp_entry_words(p) * sizeof(u64);
 		}
 #endif
 	}

@@ -85,7 +85,8 @@ bool may_name_syscall_alias(const std::string &point)
 {
 	std::string first = point.substr(0, point.find_first_of(".("));
 	return fnmatch(first.c_str(), "syscall", 0) == 0 ||
-	       fnmatch(first.c_str(), "nd_syscall", 0) == 0;
+	       fnmatch(first.c_str(), "nd_syscall", 0) == 0 ||
+	       fnmatch(first.c_str(), "syscall_any", 0) == 0;
 }
 
 Elaborated elaborate_pass(const Parsed &p, const TranslateOptions &opts, const KernelFacts *facts,

@@ -27,6 +27,11 @@
  *   pmu-workload udp N      brings lo up; N datagrams of 100 bytes sent (sendto)
  *                           from one socket to another on 127.0.0.1:47002, each
  *                           received with one recvfrom
+ *   pmu-workload udpdrop N  brings lo up; N datagrams of 100 bytes sent (sendto)
+ *                           from one socket to another on 127.0.0.1:47005; a
+ *                           send that fails with EPERM (a netfilter hook dropped
+ *                           it) is not an error; then the datagrams that
+ *                           arrived are read without waiting
  *   pmu-workload tcp6 N, udp6 N
  *                           the same over IPv6, on [::1]:47003 and [::1]:47004
  *   pmu-workload phases SLEEP_MS SPIN_MS
@@ -312,7 +317,10 @@ static int do_tcp(long long n, int family, int port)
 	return 0;
 }
 
-static int do_udp(long long n, int family, int port)
+/* dropping: datagrams may be dropped on the way (netfilter probes): a send
+ * that fails with EPERM is no error, and those that arrived are read after
+ * the sends, without waiting */
+static int do_udp(long long n, int family, int port, int dropping)
 {
 	struct sockaddr_storage a;
 	socklen_t alen = loopback(family, port, &a);
@@ -330,11 +338,14 @@ static int do_udp(long long n, int family, int port)
 	memset(buf, 'u', sizeof(buf));
 	for (long long i = 0; i < n; i++) {
 		if (sendto(s, buf, sizeof(buf), 0, (struct sockaddr *)&a, alen) !=
-		    (ssize_t)sizeof(buf))
+		    (ssize_t)sizeof(buf) && !(dropping && errno == EPERM))
 			return fail("sendto");
-		if (recvfrom(r, buf, sizeof(buf), 0, NULL, NULL) != (ssize_t)sizeof(buf))
+		if (!dropping &&
+		    recvfrom(r, buf, sizeof(buf), 0, NULL, NULL) != (ssize_t)sizeof(buf))
 			return fail("recvfrom");
 	}
+	while (dropping && recvfrom(r, buf, sizeof(buf), MSG_DONTWAIT, NULL, NULL) > 0)
+		;
 	close(s);
 	close(r);
 	return 0;
@@ -489,11 +500,13 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "tcp") == 0)
 		return do_tcp(n, AF_INET, 47001);
 	if (strcmp(argv[1], "udp") == 0)
-		return do_udp(n, AF_INET, 47002);
+		return do_udp(n, AF_INET, 47002, 0);
+	if (strcmp(argv[1], "udpdrop") == 0)
+		return do_udp(n, AF_INET, 47005, 1);
 	if (strcmp(argv[1], "tcp6") == 0)
 		return do_tcp(n, AF_INET6, 47003);
 	if (strcmp(argv[1], "udp6") == 0)
-		return do_udp(n, AF_INET6, 47004);
+		return do_udp(n, AF_INET6, 47004, 0);
 	if (strcmp(argv[1], "spin") == 0) {
 		if (n > 86400000LL)
 			usage("spin: at most 86400000 ms");

@@ -99,7 +99,7 @@ Elaborated elaborate_pass(const Parsed &p, const TranslateOptions &opts, const K
 			  const ProcessFacts *process, Diagnostics &diags)
 {
 	Elaborated e;
-	e.sema = analyze(p.script, facts, process, diags);
+	e.sema = analyze(p.script, facts, process, diags, opts.guru);
 	if (diags.has_errors())
 		return e;
 	for (const ProbeInstance &pi : e.sema.instances)

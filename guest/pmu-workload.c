@@ -2,6 +2,7 @@
  *
  *   pmu-workload getpid N   N raw getpid system calls, exactly N (syscall(SYS_getpid))
  *   pmu-workload read N     N one-byte read()s from /dev/zero
+ *   pmu-workload writev N   N writev()s of two buffers (10 and 20 bytes) to /dev/null
  *   pmu-workload spin MS    busy loop for MS milliseconds of CLOCK_MONOTONIC
  *   pmu-workload nanosleep N US
  *                           N raw nanosleep system calls (syscall(SYS_nanosleep),
@@ -67,6 +68,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -172,6 +174,23 @@ static int fail(const char *what)
 {
 	fprintf(stderr, "pmu-workload: %s: %s\n", what, strerror(errno));
 	return 1;
+}
+
+static int do_writev(long long n)
+{
+	static char a[10], b[20];
+	struct iovec v[2] = { { a, sizeof(a) }, { b, sizeof(b) } };
+	int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return fail("open /dev/null");
+	for (long long i = 0; i < n; i++)
+		if (writev(fd, v, 2) != (ssize_t)(sizeof(a) + sizeof(b))) {
+			close(fd);
+			return fail("writev /dev/null");
+		}
+	close(fd);
+	return 0;
 }
 
 static int do_mmap(long long n, long long len)
@@ -480,6 +499,8 @@ int main(int argc, char **argv)
 		return do_getpid(n);
 	if (strcmp(argv[1], "read") == 0)
 		return do_read(n);
+	if (strcmp(argv[1], "writev") == 0)
+		return do_writev(n);
 	if (strcmp(argv[1], "signal") == 0)
 		return do_signal(n);
 	if (strcmp(argv[1], "fault") == 0) {

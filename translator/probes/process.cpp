@@ -150,7 +150,7 @@ static std::optional<std::vector<ResolvedPoint>> statements(const Target &t)
 	if (!string_arg(s, diags, "statement(\"main@prog.c:12\")") || !nothing_after(t, t.at + 1))
 		return std::nullopt;
 	auto pat = parse_function_pattern(s.str_arg);
-	if (pat && pat->line == 0) {
+	if (pat && pat->line == 0 && !pat->many_lines()) {
 		diags.error(s.arg_loc, "statement(\"" + s.str_arg + "\") needs a line",
 			    "e.g. statement(\"" + pat->glob + "@" +
 				    (pat->file_glob.empty() ? std::string("*.c") : pat->file_glob) +

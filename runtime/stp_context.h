@@ -46,6 +46,7 @@ enum stp_probe_kind {
 	STP_PROBE_URETPROBE,		/* a user-space function's return */
 	STP_PROBE_PROCESS_BEGIN,	/* exec of a process (of path, or any) */
 	STP_PROBE_PROCESS_END,		/* exit of a process's last thread */
+	STP_PROBE_NETFILTER,		/* a netfilter hook (stp_netfilter.h) */
 };
 
 /*
@@ -132,6 +133,9 @@ struct stp_probe {
 	 * returns that mask */
 	u64 (*entry_fn)(struct stp_context *c, s64 *vals);
 	unsigned int nentry;
+	int nf_hook;			/* NETFILTER: hook number, */
+	int nf_pf;			/* protocol family */
+	int nf_priority;		/* and priority */
 
 	/* runtime-private */
 	union {
@@ -139,6 +143,9 @@ struct stp_probe {
 		struct kretprobe rp;
 		struct hrtimer timer;
 		struct tracepoint *tp;
+#ifdef STP_HAVE_NETFILTER
+		struct nf_hook_ops nfo;
+#endif
 #ifdef STP_HAVE_UPROBES
 		struct {
 			struct uprobe_consumer uc;

@@ -310,7 +310,8 @@ TEST(KernelFacts, NoFactsFailLikeAKernelWithoutDebuggingInformation)
 		  "/lib/modules/6.1.0-test [give its directory with --module-dir DIR, or probe by "
 		  "symbol with kprobe.module(\"ext4\").function(\"name\"), which needs no DWARF]");
 	EXPECT_EQ(first_error("probe kernel.function(\"f@a.c:x\") {}", &none),
-		  "t.stp:1:23: bad line number 'x' in 'f@a.c:x'");
+		  "t.stp:1:23: bad line number 'x' in 'f@a.c:x' "
+		  "[a line is a number N, a range N-M or '*' (every line)]");
 	EXPECT_EQ(first_error("probe kernel.trace(\"sched:sched_switch\") {}"),
 		  "t.stp:1:20: kernel.trace needs the target kernel's build tree: "
 		  "no target kernel configured");

@@ -250,10 +250,48 @@ static std::optional<std::vector<ResolvedPoint>> plts(const Target &t)
 }
 
 // process.begin / process.end: every process.
+static std::optional<std::vector<ResolvedPoint>> resolve(const ProbePoint &pp,
+							 const ProbeContext &ctx);
+
+// pp with process(PATH) naming path (a copy: its condition stays with pp)
+static ProbePoint with_path(const ProbePoint &pp, const std::string &path)
+{
+	ProbePoint one;
+	one.loc = pp.loc;
+	one.components = pp.components;
+	one.optional = pp.optional;
+	ProbeComponent &c = one.components[0];
+	if (!c.has_arg)
+		c.arg_loc = c.loc;
+	c.has_arg = c.arg_is_string = true;
+	c.str_arg = path;
+	return one;
+}
+
+// process.function("f") and the other forms without a PATH: the -c
+// command's program, as SystemTap's target process
+static std::optional<std::vector<ResolvedPoint>> target_process(const ProbePoint &pp,
+								const ProbeContext &ctx)
+{
+	std::string prog = ctx.process ? ctx.process->target_program() : "";
+	if (prog.empty()) {
+		ctx.diags.error(pp.components[1].loc,
+				"'" + probe_point_str(pp) + "' without a program path needs the "
+				"target program of -c CMD",
+				"run it with -c, or name the program: process(\"PATH\")." +
+					pp.components[1].name + "(...)");
+		return std::nullopt;
+	}
+	return resolve(with_path(pp, prog), ctx);
+}
+
 static std::optional<std::vector<ResolvedPoint>> any_process(const ProbePoint &pp,
 							     const ProbeContext &ctx)
 {
 	const auto &cs = pp.components;
+	if (cs.size() > 1 && (cs[1].name == "function" || cs[1].name == "statement" ||
+			      cs[1].name == "mark" || cs[1].name == "provider" || cs[1].name == "plt"))
+		return target_process(pp, ctx);
 	if (cs.size() != 2 || cs[1].has_arg || (cs[1].name != "begin" && cs[1].name != "end")) {
 		const ProbeComponent &bad = cs.size() > 2 ? cs[2] : cs.size() > 1 ? cs[1] : cs[0];
 		ctx.diags.error(bad.loc, "expected process(\"PATH\").PROBE, process.begin or "
@@ -301,8 +339,6 @@ static bool target_file(Target &t)
 	return true;
 }
 
-static std::optional<std::vector<ResolvedPoint>> resolve(const ProbePoint &pp,
-							 const ProbeContext &ctx);
 
 // process("/lib*/libc.so.6"): the point for each regular file the glob
 // matches on this machine (each file once, however many links name it).
@@ -344,12 +380,7 @@ static std::optional<std::vector<ResolvedPoint>> resolve_glob(const ProbePoint &
 	paths = usable;
 	std::vector<ResolvedPoint> out;
 	for (const std::string &path : paths) {
-		ProbePoint one; // the cond stays with the caller's point
-		one.loc = pp.loc;
-		one.components = pp.components;
-		one.optional = pp.optional;
-		one.components[0].str_arg = path;
-		auto r = resolve(one, ctx);
+		auto r = resolve(with_path(pp, path), ctx);
 		if (!r)
 			return std::nullopt;
 		std::move(r->begin(), r->end(), std::back_inserter(out));

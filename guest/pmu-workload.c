@@ -2,6 +2,7 @@
  *
  *   pmu-workload getpid N   N raw getpid system calls, exactly N (syscall(SYS_getpid))
  *   pmu-workload read N     N one-byte read()s from /dev/zero
+ *   pmu-workload writev N   N writev()s of two buffers (10 and 20 bytes) to /dev/null
  *   pmu-workload spin MS    busy loop for MS milliseconds of CLOCK_MONOTONIC
  *   pmu-workload nanosleep N US
  *                           N raw nanosleep system calls (syscall(SYS_nanosleep),
@@ -27,6 +28,11 @@
  *   pmu-workload udp N      brings lo up; N datagrams of 100 bytes sent (sendto)
  *                           from one socket to another on 127.0.0.1:47002, each
  *                           received with one recvfrom
+ *   pmu-workload udpdrop N  brings lo up; N datagrams of 100 bytes sent (sendto)
+ *                           from one socket to another on 127.0.0.1:47005; a
+ *                           send that fails with EPERM (a netfilter hook dropped
+ *                           it) is not an error; then the datagrams that
+ *                           arrived are read without waiting
  *   pmu-workload tcp6 N, udp6 N
  *                           the same over IPv6, on [::1]:47003 and [::1]:47004
  *   pmu-workload phases SLEEP_MS SPIN_MS
@@ -62,6 +68,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -167,6 +174,23 @@ static int fail(const char *what)
 {
 	fprintf(stderr, "pmu-workload: %s: %s\n", what, strerror(errno));
 	return 1;
+}
+
+static int do_writev(long long n)
+{
+	static char a[10], b[20];
+	struct iovec v[2] = { { a, sizeof(a) }, { b, sizeof(b) } };
+	int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return fail("open /dev/null");
+	for (long long i = 0; i < n; i++)
+		if (writev(fd, v, 2) != (ssize_t)(sizeof(a) + sizeof(b))) {
+			close(fd);
+			return fail("writev /dev/null");
+		}
+	close(fd);
+	return 0;
 }
 
 static int do_mmap(long long n, long long len)
@@ -312,7 +336,10 @@ static int do_tcp(long long n, int family, int port)
 	return 0;
 }
 
-static int do_udp(long long n, int family, int port)
+/* dropping: datagrams may be dropped on the way (netfilter probes): a send
+ * that fails with EPERM is no error, and those that arrived are read after
+ * the sends, without waiting */
+static int do_udp(long long n, int family, int port, int dropping)
 {
 	struct sockaddr_storage a;
 	socklen_t alen = loopback(family, port, &a);
@@ -330,11 +357,14 @@ static int do_udp(long long n, int family, int port)
 	memset(buf, 'u', sizeof(buf));
 	for (long long i = 0; i < n; i++) {
 		if (sendto(s, buf, sizeof(buf), 0, (struct sockaddr *)&a, alen) !=
-		    (ssize_t)sizeof(buf))
+		    (ssize_t)sizeof(buf) && !(dropping && errno == EPERM))
 			return fail("sendto");
-		if (recvfrom(r, buf, sizeof(buf), 0, NULL, NULL) != (ssize_t)sizeof(buf))
+		if (!dropping &&
+		    recvfrom(r, buf, sizeof(buf), 0, NULL, NULL) != (ssize_t)sizeof(buf))
 			return fail("recvfrom");
 	}
+	while (dropping && recvfrom(r, buf, sizeof(buf), MSG_DONTWAIT, NULL, NULL) > 0)
+		;
 	close(s);
 	close(r);
 	return 0;
@@ -469,6 +499,8 @@ int main(int argc, char **argv)
 		return do_getpid(n);
 	if (strcmp(argv[1], "read") == 0)
 		return do_read(n);
+	if (strcmp(argv[1], "writev") == 0)
+		return do_writev(n);
 	if (strcmp(argv[1], "signal") == 0)
 		return do_signal(n);
 	if (strcmp(argv[1], "fault") == 0) {
@@ -489,11 +521,13 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "tcp") == 0)
 		return do_tcp(n, AF_INET, 47001);
 	if (strcmp(argv[1], "udp") == 0)
-		return do_udp(n, AF_INET, 47002);
+		return do_udp(n, AF_INET, 47002, 0);
+	if (strcmp(argv[1], "udpdrop") == 0)
+		return do_udp(n, AF_INET, 47005, 1);
 	if (strcmp(argv[1], "tcp6") == 0)
 		return do_tcp(n, AF_INET6, 47003);
 	if (strcmp(argv[1], "udp6") == 0)
-		return do_udp(n, AF_INET6, 47004);
+		return do_udp(n, AF_INET6, 47004, 0);
 	if (strcmp(argv[1], "spin") == 0) {
 		if (n > 86400000LL)
 			usage("spin: at most 86400000 ms");

@@ -46,6 +46,7 @@ enum stp_probe_kind {
 	STP_PROBE_URETPROBE,		/* a user-space function's return */
 	STP_PROBE_PROCESS_BEGIN,	/* exec of a process (of path, or any) */
 	STP_PROBE_PROCESS_END,		/* exit of a process's last thread */
+	STP_PROBE_NETFILTER,		/* a netfilter hook (stp_netfilter.h) */
 };
 
 /*
@@ -126,9 +127,15 @@ struct stp_probe {
 	u64 semaphore;			/* SDT semaphore's file offset (0: none) */
 	/* KRETPROBE, URETPROBE: @entry(expr) of other than a target
 	 * variable: nentry values entry_fn computes at entry, read at return
-	 * as c->entry[ntvars + 2 + i] (stp_run_entry_fn(), stp_handlers.h) */
-	void (*entry_fn)(struct stp_context *c, s64 *vals);
+	 * as c->entry[ntvars + 2 + i], then a word whose bit i (63: i >= 63)
+	 * says value i raised an error at entry, raised again only when the
+	 * return body reads it (stp_run_entry_fn(), stp_handlers.h); entry_fn
+	 * returns that mask */
+	u64 (*entry_fn)(struct stp_context *c, s64 *vals);
 	unsigned int nentry;
+	int nf_hook;			/* NETFILTER: hook number, */
+	int nf_pf;			/* protocol family */
+	int nf_priority;		/* and priority */
 
 	/* runtime-private */
 	union {
@@ -136,6 +143,9 @@ struct stp_probe {
 		struct kretprobe rp;
 		struct hrtimer timer;
 		struct tracepoint *tp;
+#ifdef STP_HAVE_NETFILTER
+		struct nf_hook_ops nfo;
+#endif
 #ifdef STP_HAVE_UPROBES
 		struct {
 			struct uprobe_consumer uc;
@@ -150,6 +160,16 @@ struct stp_probe {
 					   (0: resolved by name at registration) */
 	bool via_ftrace;		/* KPROBE: in the ftrace_ops (stp_ftrace.h) */
 };
+
+/*
+ * The u64 words of a KRETPROBE's or URETPROBE's per-call data: the saved
+ * target variables, their fault mask, the load bias, then with @entry
+ * values those and their error mask.
+ */
+static inline unsigned int stp_entry_words(const struct stp_probe *p)
+{
+	return p->ntvars + 2 + (p->nentry ? p->nentry + 1 : 0);
+}
 
 /* per-CPU context of the probe body running on that CPU */
 struct stp_context {

@@ -369,8 +369,10 @@ static int stp_kretprobe_handler(struct kretprobe_instance *ri,
  * @entry(expr) of a .return probe (kretprobe or uretprobe): entry_fn
  * computes the values into data[ntvars + 2 ...] like a probe body (busy
  * context, the globals' locks it takes), with data as the context's
- * entry (target variables saved there); false when it could not run (the
- * call is then not measured)
+ * entry (target variables saved there), and after them the mask of those
+ * that raised an error: reported only when the return body reads one
+ * (stp_entry_value). False when it could not run (the call is then not
+ * measured).
  */
 static __maybe_unused bool stp_run_entry_fn(const struct stp_probe *p,
 					    struct pt_regs *regs, u64 *data)
@@ -381,7 +383,7 @@ static __maybe_unused bool stp_run_entry_fn(const struct stp_probe *p,
 	bool ran = false;
 	int level;
 
-	memset(vals, 0, p->nentry * sizeof(*vals));
+	memset(vals, 0, (p->nentry + 1) * sizeof(*vals));
 	raw_local_irq_save(flags);	/* as stp_run_probe_with() */
 	level = stp_ctx_level();
 	c = __this_cpu_read(stp_contexts[level]);
@@ -399,10 +401,8 @@ static __maybe_unused bool stp_run_entry_fn(const struct stp_probe *p,
 	c->nesting = 0;
 	c->actions = 0;
 	c->outlen = 0;
-	p->entry_fn(c, vals);
-	ran = !c->error;
-	if (unlikely(c->error))
-		stp_report_error(c);
+	vals[p->nentry] = p->entry_fn(c, vals);
+	ran = true;
 	stp_output_flush(c);
 	stp_unlock_probe(p);
 out_trace:
@@ -424,6 +424,10 @@ static __maybe_unused s64 stp_entry_value(struct stp_context *c, unsigned int i)
 		   p->kind != STP_PROBE_KRETPROBE) || !c->entry ||
 	    i >= p->nentry) {
 		stp_error(c, "entry value not saved");
+		return 0;
+	}
+	if (unlikely(c->entry[p->ntvars + 2 + p->nentry] & (1ULL << min(i, 63U)))) {
+		stp_error(c, "@entry(...) raised an error when the function was entered");
 		return 0;
 	}
 	return (s64)c->entry[p->ntvars + 2 + i];

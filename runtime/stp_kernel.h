@@ -67,6 +67,8 @@
 #include <linux/siphash.h>
 #include <linux/sort.h>
 #include <linux/hash.h>
+#include <linux/netfilter.h>
+#include <linux/netdevice.h>
 
 /* va_list: <linux/stdarg.h> since 5.15, the compiler's header before */
 #if __has_include(<linux/stdarg.h>)

@@ -61,6 +61,7 @@ static void stp_probes_unregister(void)
 	struct stp_probe *p;
 	unsigned int i, nk = 0, nr = 0;
 
+	stp_netfilter_unregister(stp_session.probes, stp_session.nprobes);
 	stp_tracepoints_unregister(stp_session.probes, stp_session.nprobes);
 	if (!stp_kind_compiled(STP_PROBE_KPROBE) &&
 	    !stp_kind_compiled(STP_PROBE_KRETPROBE))
@@ -143,6 +144,8 @@ static int stp_probe_check(const struct stp_probe *p)
 			return 0;
 		stp_err("probe %s (%s) has no tracepoint\n", p->name, p->loc);
 		return -EINVAL;
+	case STP_PROBE_NETFILTER:
+		return 0;
 	case STP_PROBE_UPROBE:
 	case STP_PROBE_URETPROBE:
 		if (p->path)
@@ -208,8 +211,7 @@ static void stp_probe_fill(struct stp_probe *p)
 		if (p->ntvars || p->entry_fn) {
 			/* values, fault mask, (unused), @entry values */
 			p->u.rp.entry_handler = stp_kretprobe_entry;
-			p->u.rp.data_size = (p->ntvars + 2 + p->nentry) *
-					    sizeof(u64);
+			p->u.rp.data_size = stp_entry_words(p) * sizeof(u64);
 		}
 #endif
 	}
@@ -343,6 +345,8 @@ static int stp_probes_register(struct stp_probe *probes, unsigned int n)
 			 stp_ftrace_count(), stp_ftrace_mechanism(),
 			 nk - stp_ftrace_count(), nr);
 	rc = stp_tracepoints_register(probes, n);
+	if (!rc)
+		rc = stp_netfilter_register(probes, n);
 	if (rc)
 		goto err_unregister;
 	return 0;

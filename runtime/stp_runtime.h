@@ -48,6 +48,7 @@
 #include "stp_handlers.h"
 #include "stp_ftrace.h"
 #include "stp_tracepoint.h"
+#include "stp_netfilter.h"
 #include "stp_uprobes.h"
 #include "stp_uprocess.h"
 #include "stp_procfs.h"

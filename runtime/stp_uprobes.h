@@ -113,7 +113,7 @@ static inline unsigned int stp_uentry_hash(pid_t pid, unsigned long sp)
 static struct stp_uentry_table *stp_uentry_alloc(const struct stp_probe *p)
 {
 	size_t slot = ALIGN(sizeof(struct stp_uentry_slot) +
-			    (p->ntvars + 2 + p->nentry) * sizeof(u64), sizeof(u64));
+			    stp_entry_words(p) * sizeof(u64), sizeof(u64));
 	struct stp_uentry_table *t;
 
 	BUILD_BUG_ON(!is_power_of_2(STP_UENTRY_SLOTS));

@@ -64,10 +64,11 @@ static void stp_probe_0(struct stp_context *c)
 }
 
 /* @entry(gettimeofday_ns()) of probe 1, at entry */
-static void stp_entry_1(struct stp_context *c, s64 *vals)
+static u64 stp_entry_1(struct stp_context *c, s64 *vals)
 {
 	c->loc = "usample.stp:10:28";
 	vals[0] = stp_gettimeofday_ns();
+	return 0;	/* the mask of the values that raised an error: none */
 }
 
 static void stp_probe_1(struct stp_context *c)

@@ -120,6 +120,31 @@ private:
 	TracepointSubsystem sched_;
 };
 
+// SystemTap's line forms: N, N-M, '*'; anything else is a bad line.
+TEST(KernelFacts, FunctionPatternLines)
+{
+	auto one = parse_function_pattern("f@a.c:12");
+	ASSERT_TRUE(one.ok());
+	EXPECT_EQ(one->line, 12);
+	EXPECT_FALSE(one->many_lines());
+	auto all = parse_function_pattern("f@fs/proc*.c:*");
+	ASSERT_TRUE(all.ok());
+	EXPECT_EQ(all->file_glob, "fs/proc*.c");
+	EXPECT_TRUE(all->any_line);
+	auto range = parse_function_pattern("f@a.c:10-20");
+	ASSERT_TRUE(range.ok());
+	EXPECT_EQ(range->line, 10);
+	EXPECT_EQ(range->line_end, 20);
+	EXPECT_TRUE(range->many_lines());
+	for (const char *bad : {"f@a.c:", "f@a.c:x", "f@a.c:20-10", "f@a.c:1-", "f@a.c:-3"}) {
+		auto b = parse_function_pattern(bad);
+		ASSERT_FALSE(b.ok()) << bad;
+		EXPECT_NE(b.error().what.find("bad line number"), std::string::npos) << bad;
+	}
+	EXPECT_NE(many_lines_unsupported("f@a.c:*").what.find("not supported yet"),
+		  std::string::npos);
+}
+
 TEST(KernelFacts, FunctionProbeReadsTheFakesPrototype)
 {
 	FakeFacts facts;
@@ -285,7 +310,8 @@ TEST(KernelFacts, NoFactsFailLikeAKernelWithoutDebuggingInformation)
 		  "/lib/modules/6.1.0-test [give its directory with --module-dir DIR, or probe by "
 		  "symbol with kprobe.module(\"ext4\").function(\"name\"), which needs no DWARF]");
 	EXPECT_EQ(first_error("probe kernel.function(\"f@a.c:x\") {}", &none),
-		  "t.stp:1:23: bad line number 'x' in 'f@a.c:x'");
+		  "t.stp:1:23: bad line number 'x' in 'f@a.c:x' "
+		  "[a line is a number N, a range N-M or '*' (every line)]");
 	EXPECT_EQ(first_error("probe kernel.trace(\"sched:sched_switch\") {}"),
 		  "t.stp:1:20: kernel.trace needs the target kernel's build tree: "
 		  "no target kernel configured");

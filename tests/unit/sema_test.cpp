@@ -117,7 +117,8 @@ TEST(Sema, ProbePointErrors)
 		  "kernel.trace(\"subsystem:event\"), never, "
 		  "procfs(\"NAME\").read[.maxsize(N)], procfs(\"NAME\").write, .umask(U), "
 		  "process(\"PATH\").function(\"f\")[.call|.return]/.statement/.mark/.plt/.begin/.end, "
-		  "process.begin/.end]");
+		  "process.begin/.end, "
+		  "netfilter.hook(\"NF_INET_...\").pf(\"NFPROTO_...\")[.priority(N)]]");
 	EXPECT_EQ(first_error("probe kernel.functio(\"f\") {}"),
 		  "t.stp:1:14: expected kernel.function(\"pattern\") in 'kernel.functio(\"f\")'");
 	EXPECT_EQ(first_error("probe kprobe.function(\"a*\") {}"),

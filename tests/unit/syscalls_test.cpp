@@ -131,6 +131,53 @@ TEST(Syscalls, InstalledHeaders)
 	}
 }
 
+// syscall_any's numbers: a uapi unistd_64.h, asm-generic/unistd.h's
+// __NR3264_ indirections, and the installed trees' own headers.
+TEST(Syscalls, Numbers)
+{
+	auto n = syscalls::parse_numbers("#ifndef _UAPI\n#define _UAPI\n#define __NR_read 0\n"
+					 "#define __NR_write 1\n#define __NR3264_fcntl 25\n"
+					 "#define __NR_fcntl __NR3264_fcntl\n#define __NR_fcntl64 __NR3264_fcntl\n"
+					 "#define __NR_arch_specific_syscall 244\n"
+					 "#define __NR_syscalls 451\n#define __NR_bad __NR_nope\n");
+	EXPECT_EQ(n, (std::map<long, std::string>{{0, "read"}, {1, "write"}, {25, "fcntl"}}));
+	for (const std::string &t : installed_trees()) {
+		SCOPED_TRACE(t);
+		auto h = syscalls::find_numbers_header(t, Arch::X86_64);
+		ASSERT_TRUE(h.ok()) << h.error().what;
+		auto text = sys::read_file(*h);
+		ASSERT_TRUE(text);
+		auto m = syscalls::parse_numbers(*text);
+		EXPECT_EQ(m[0], "read");
+		EXPECT_EQ(m[4], "stat");
+		EXPECT_EQ(m[39], "getpid");
+		EXPECT_EQ(m[231], "exit_group");
+		EXPECT_GT(m.size(), 350u);
+	}
+	EXPECT_FALSE(syscalls::find_numbers_header("/nonexistent", Arch::X86_64).ok());
+}
+
+// The syscall_any tapset parses, and its name function is a binary search
+// that names every number it was given.
+TEST(Syscalls, AnyTapset)
+{
+	std::map<long, std::string> n;
+	for (long i = 0; i < 40; i++)
+		n[i * 3] = "c" + std::to_string(i * 3);
+	std::string t = syscalls::generate_any_tapset(n, Arch::X86_64);
+	EXPECT_NE(t.find("probe syscall_any = kernel.trace(\"raw_syscalls:sys_enter\") {\n"
+			 "\tsyscall_nr = $id\n\tname = __syscall_any_name(syscall_nr)\n}\n"),
+		  std::string::npos)
+		<< t;
+	EXPECT_NE(t.find("\tsyscall_nr = $regs->orig_ax\n"), std::string::npos);
+	EXPECT_NE(t.find("if (__nr == 117) return \"c117\""), std::string::npos);
+	EXPECT_NE(syscalls::generate_any_tapset(n, Arch::Arm64).find("$regs->syscallno"),
+		  std::string::npos);
+	test::Front f(t);
+	EXPECT_FALSE(f.diags.has_errors()) << f.rendered();
+	EXPECT_EQ(f.script.probes.size(), 2u);
+}
+
 TEST(Syscalls, GeneratedTapset)
 {
 	std::vector<Syscall> protos = {
@@ -262,10 +309,11 @@ TEST(Syscalls, ProbeNameMatches)
 // The generated tapset is read only for a script that may probe its aliases.
 TEST(Syscalls, MayNameSyscallAlias)
 {
-	for (const char *p : {"syscall.read", "nd_syscall.*.return", "*", "sys*.x", "*syscall.y"})
+	for (const char *p : {"syscall.read", "nd_syscall.*.return", "*", "sys*.x", "*syscall.y",
+			      "syscall_any", "syscall_any.return", "syscall_*"})
 		EXPECT_TRUE(may_name_syscall_alias(p)) << p;
 	for (const char *p : {"kernel.function(\"sys_read\")", "timer.s(1)", "syscallx.read",
-			      "begin", "kprobe.function(\"__x64_sys_read\")"})
+			      "syscall_anyx", "begin", "kprobe.function(\"__x64_sys_read\")"})
 		EXPECT_FALSE(may_name_syscall_alias(p)) << p;
 }
 

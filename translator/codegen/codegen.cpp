@@ -146,6 +146,11 @@ void Emitter::header()
 			os_ << "#define STP_HAVE_TRACEPOINTS 1\n";
 			break;
 		}
+	for (const ProbeInstance &pi : sema_.instances)
+		if (pi.point.kind == ProbeKind::Netfilter) {
+			os_ << "#define STP_HAVE_NETFILTER 1\n";
+			break;
+		}
 	// code only some kprobe scripts need, compiled only into theirs: the
 	// kretprobe entry handler (target variables or @entry saved at entry)
 	// and the module functions' ftrace sites (runtime/stp_handlers.h, stp_probes.h,

@@ -13,6 +13,8 @@ std::string Emitter::temp()
 
 std::string Emitter::var_ref(const Symbol &s)
 {
+	if (&s == sema_.nf_verdict.get()) // $verdict of a netfilter probe
+		return "(*stp_nf_verdict(c))";
 	if (s.global)
 		return "g_" + s.name;
 	return local_ref(s);
@@ -69,6 +71,8 @@ std::string Emitter::expr(const Expr &e)
 		}
 		if (sema_.symbol_of(e) == sema_.procfs_value.get())
 			return "stp_procfs_value(c)";
+		if (sema_.symbol_of(e) == sema_.nf_verdict.get())
+			return var_ref(*sema_.nf_verdict);
 		if (sema_.pretty_of.count(&e))
 			return pretty_ref(e);
 		if (!e.text.empty() && e.text[0] == '$')

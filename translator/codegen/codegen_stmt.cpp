@@ -68,22 +68,28 @@ void Emitter::embedded_function(const FunctionInfo &f, std::ostringstream &out)
 // @entry(expr) of a .return body: a function that computes each expression
 // when the function is entered (the probe's entry_fn: stp_run_entry_fn() in
 // runtime/stp_handlers.h), into the call's kretprobe instance data or
-// uretprobe entry slot.
+// uretprobe entry slot. An expression that raises an error there is marked
+// in the mask the function returns and the next one computed: the error is
+// the return body's, raised only if it reads that value (a body whose filter
+// skips a call never sees its entry's errors).
 unsigned Emitter::entry_function(size_t i, std::ostringstream &out)
 {
 	const ProbeBody &b = sema_.bodies[i];
 	ctx_ = Ctx();
 	ctx_.prefix = "c->l.p" + std::to_string(i) + ".";
 	out << "/* probe " << b.probe->loc.str() << ": @entry(...) at entry */\n"
-	    << "static void stp_entry_" << i << "(struct stp_context *c, s64 *vals)\n{\n";
+	    << "static u64 stp_entry_" << i << "(struct stp_context *c, s64 *vals)\n{\n"
+	    << "\tu64 failed = 0;\n\n";
 	out_ = &out;
 	for (size_t k = 0; k < b.entry_exprs.size(); k++) {
 		std::string v = expr(*b.entry_exprs[k]);
 		line(1) << "vals[" << k << "] = " << v << ";\n";
-		line(1) << "if (unlikely(c->error))\n";
-		line(2) << "return;\n";
+		line(1) << "if (unlikely(c->error)) {\n";
+		line(2) << "failed |= 1ULL << " << std::min<size_t>(k, 63) << ";\n";
+		line(2) << "c->error = 0;\n";
+		line(1) << "}\n";
 	}
-	out << "}\n\n";
+	out << "\treturn failed;\n}\n\n";
 	return ctx_.max_temps;
 }
 

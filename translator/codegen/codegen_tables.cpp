@@ -169,6 +169,7 @@ const char *Emitter::kind_enum(ProbeKind k)
 	case ProbeKind::Error: return "STP_PROBE_ERROR";
 	case ProbeKind::Perf: return "STP_PROBE_PERF";
 	case ProbeKind::Tracepoint: return "STP_PROBE_TRACEPOINT";
+	case ProbeKind::Netfilter: return "STP_PROBE_NETFILTER";
 	case ProbeKind::Never: return "STP_PROBE_NEVER";
 	case ProbeKind::ProcfsRead: return "STP_PROBE_PROCFS_READ";
 	case ProbeKind::ProcfsWrite: return "STP_PROBE_PROCFS_WRITE";
@@ -306,6 +307,9 @@ void Emitter::probe_table()
 			    << "\t\t.tp_nargs = " << p.func->params.size() << ",\n"
 			    << "\t\t.tp_argnames = " << c_string(names) << ",\n";
 		}
+		if (p.kind == ProbeKind::Netfilter) // the hook's skb and state (stp_netfilter.h)
+			os_ << "\t\t.nf_hook = " << p.nf_hook << ",\n\t\t.nf_pf = " << p.nf_pf
+			    << ",\n\t\t.nf_priority = " << p.nf_priority << ",\n\t\t.tp_nargs = 2,\n";
 		if (!p.parms.empty()) {
 			std::string names;
 			for (const auto &prm : p.parms)

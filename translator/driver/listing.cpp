@@ -274,7 +274,8 @@ Result<int> list_one(const Cli &cli, const std::string &pat)
 					  "procfs(\"NAME\").write", "procfs.umask(U).read",
 					  "procfs.umask(U).write", "procfs(\"NAME\").umask(U).read",
 					  "procfs(\"NAME\").umask(U).write", "process.begin",
-					  "process.end"};
+					  "process.end", "netfilter.hook(\"H\").pf(\"P\")",
+					  "netfilter.hook(\"H\").pf(\"P\").priority(N)"};
 	// aliases match component by component, as probe points do:
 	// 'syscall.*' lists syscall.read, not syscall.read.return
 	std::set<std::string> aliases;

@@ -14,6 +14,7 @@ std::unique_ptr<ProcessFacts> target_process_facts(const Cli &cli)
 	o.arch = cli.arch;
 	// -c './prog args': process("prog") is that program
 	std::string cmd = cli.command.substr(0, cli.command.find_first_of(" \t"));
+	o.target_program = cmd; // process.function(...) without a PATH
 	if (size_t slash = cmd.rfind('/'); slash != std::string::npos)
 		o.extra_dirs.push_back(slash == 0 ? "/" : cmd.substr(0, slash));
 	if (cli.vm)

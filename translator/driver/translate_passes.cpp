@@ -85,7 +85,8 @@ bool may_name_syscall_alias(const std::string &point)
 {
 	std::string first = point.substr(0, point.find_first_of(".("));
 	return fnmatch(first.c_str(), "syscall", 0) == 0 ||
-	       fnmatch(first.c_str(), "nd_syscall", 0) == 0;
+	       fnmatch(first.c_str(), "nd_syscall", 0) == 0 ||
+	       fnmatch(first.c_str(), "syscall_any", 0) == 0;
 }
 
 // The symbols and CFI of the binaries whose user addresses the module
@@ -136,7 +137,7 @@ Elaborated elaborate_pass(const Parsed &p, const TranslateOptions &opts, const K
 			  const ProcessFacts *process, Diagnostics &diags)
 {
 	Elaborated e;
-	e.sema = analyze(p.script, facts, process, diags);
+	e.sema = analyze(p.script, facts, process, diags, opts.guru);
 	if (diags.has_errors())
 		return e;
 	for (const ProbeInstance &pi : e.sema.instances)

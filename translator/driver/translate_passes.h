@@ -53,7 +53,8 @@ struct ParseOptions {
 };
 
 // Whether a probe point of the pattern (probe_point_str form, wildcards
-// allowed) could name a syscall.* or nd_syscall.* alias.
+// allowed) could name a syscall.*, nd_syscall.* or syscall_any alias (the
+// generated tapsets of the kernel).
 bool may_name_syscall_alias(const std::string &point);
 
 struct TapsetLibrary;

@@ -424,6 +424,8 @@ Result<std::vector<KernelFunction>> Reader::find_functions(const std::string &mo
 	auto fp = parse_function_pattern(pattern);
 	if (!fp)
 		return fp.error();
+	if (fp->many_lines())
+		return many_lines_unsupported(pattern);
 	auto path = dwarf_file_of(*state_, opts_, module);
 	if (!path)
 		return path.error();

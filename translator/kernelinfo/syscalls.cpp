@@ -579,7 +579,7 @@ std::string generate_tapset(const std::vector<Syscall> &protos,
 namespace {
 
 // Bump when generate_tapset's output changes: the cache keeps old files.
-constexpr const char *generator_version = "3";
+constexpr const char *generator_version = "4";
 
 // The wrappers (names without the prefix) kprobes can probe; nullopt when
 // the kernel's symbol table cannot be read.
@@ -604,6 +604,24 @@ std::optional<std::set<std::string>> wrappers(const std::string &release, Arch a
 		    t->why_not_probeable(s.name).empty())
 			out.emplace(s.name.substr(prefix.size()));
 	return out;
+}
+
+// text written to file in dir (created), through a temporary file
+Status write_file(const std::string &dir, const std::string &file, const std::string &text)
+{
+	std::error_code ec;
+	std::filesystem::create_directories(dir, ec);
+	std::string tmp = file + "." + std::to_string(getpid());
+	{
+		std::ofstream f(tmp);
+		f << text;
+		if (!f)
+			return fail("cannot write " + tmp);
+	}
+	std::filesystem::rename(tmp, file, ec);
+	if (ec)
+		return fail("cannot write " + file + ": " + ec.message());
+	return {};
 }
 
 } // namespace
@@ -666,19 +684,20 @@ Result<GeneratedTapset> tapset_dir(const std::string &tree, const std::string &r
 				g.without_btf++;
 		}
 	}
-	std::string out = generate_tapset(protos, present, arch, btf_wrappers);
-	std::error_code ec;
-	std::filesystem::create_directories(g.dir, ec);
-	std::string tmp = file + "." + std::to_string(getpid());
-	{
-		std::ofstream f(tmp);
-		f << out;
-		if (!f)
-			return fail("cannot write " + tmp);
+	// syscall_any (before the file whose presence says the directory is
+	// complete); without the numbers, no such alias
+	Result<std::string> nh = find_numbers_header(tree, arch);
+	std::optional<std::string> numbers = nh ? sys::read_file(*nh) : std::nullopt;
+	g.any = numbers.has_value();
+	if (g.any) {
+		Status w = write_file(g.dir, g.dir + "/syscall_any.stp",
+				      generate_any_tapset(parse_numbers(*numbers), arch));
+		if (!w)
+			return w.error();
 	}
-	std::filesystem::rename(tmp, file, ec);
-	if (ec)
-		return fail("cannot write " + file + ": " + ec.message());
+	Status w = write_file(g.dir, file, generate_tapset(protos, present, arch, btf_wrappers));
+	if (!w)
+		return w.error();
 	return g;
 }
 

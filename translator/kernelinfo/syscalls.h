@@ -64,6 +64,21 @@ std::string generate_tapset(const std::vector<Syscall> &protos,
 			    Arch arch,
 			    const std::map<std::string, std::string> &btf_wrappers = {});
 
+// The system call numbers of a uapi unistd header (`#define __NR_read 0`;
+// asm-generic/unistd.h's `__NR3264_` indirections followed): number ->
+// name, the first name of a number.
+std::map<long, std::string> parse_numbers(std::string_view text);
+
+// The header with the target's system call numbers: the tree's generated
+// arch/ARCH/include/generated/uapi/asm/unistd_64.h, or for an arm64 kernel
+// before 6.11 include/uapi/asm-generic/unistd.h of its (common) tree.
+Result<std::string> find_numbers_header(const std::string &tree, Arch arch);
+
+// The syscall_any tapset: syscall_any and syscall_any.return on the
+// raw_syscalls:sys_enter/sys_exit tracepoints, with syscall_nr, name (from
+// numbers, through the generated function __syscall_any_name) and retval.
+std::string generate_any_tapset(const std::map<long, std::string> &numbers, Arch arch);
+
 // The directory holding the generated tapset of a target kernel (tree: its
 // build tree; arch: its architecture), written into the cache on first
 // use; present: the wrappers in the kernel's symbol table, when it can be
@@ -77,6 +92,7 @@ struct GeneratedTapset {
 	bool checked = true;    // wrappers checked against the symbol table
 	bool entry_args = true; // .return aliases carry the entry's arguments (BTF)
 	size_t without_btf = 0; // wrappers BTF lacks: .return without them (when generated)
+	bool any = true;        // syscall_any.stp written (the tree has the numbers)
 };
 Result<GeneratedTapset> tapset_dir(const std::string &tree, const std::string &release,
 				   Arch arch,

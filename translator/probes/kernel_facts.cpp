@@ -45,12 +45,35 @@ Result<FunctionPattern> parse_function_pattern(const std::string &pattern)
 	size_t colon = fp.file_glob.rfind(':');
 	if (colon != std::string::npos) {
 		std::string ln = fp.file_glob.substr(colon + 1);
-		if (ln.empty() || ln.find_first_not_of("0123456789") != std::string::npos)
-			return fail("bad line number '" + ln + "' in '" + pattern + "'");
-		fp.line = std::stoi(ln);
+		size_t dash = ln.find('-');
+		auto number = [](const std::string &n) {
+			return !n.empty() && n.size() < 9 &&
+			       n.find_first_not_of("0123456789") == std::string::npos;
+		};
+		if (ln == "*") {
+			fp.any_line = true;
+		} else if (dash != std::string::npos && number(ln.substr(0, dash)) &&
+			   number(ln.substr(dash + 1)) &&
+			   std::stoi(ln.substr(0, dash)) <= std::stoi(ln.substr(dash + 1))) {
+			fp.line = std::stoi(ln.substr(0, dash));
+			fp.line_end = std::stoi(ln.substr(dash + 1));
+		} else if (number(ln)) {
+			fp.line = std::stoi(ln);
+		} else {
+			return fail("bad line number '" + ln + "' in '" + pattern + "'",
+				    "a line is a number N, a range N-M or '*' (every line)");
+		}
 		fp.file_glob = fp.file_glob.substr(0, colon);
 	}
 	return fp;
+}
+
+Error many_lines_unsupported(const std::string &pattern)
+{
+	return fail("'" + pattern + "': probing every line (':*') or a range of lines (':N-M') "
+		    "is not supported yet",
+		    "name one line, f@FILE:LINE (-L 'kernel.function(\"f@FILE\")' shows the "
+		    "function's file and first line)");
 }
 
 static std::string trim_blanks(const std::string &x)

@@ -321,12 +321,19 @@ std::vector<std::string> cast_modules(const std::string &module);
 // module (empty, or a header); nothing when m is a module name or path.
 std::optional<CastError> bad_cast_module(const std::string &m, const std::string &all);
 
-// A function pattern "glob", "glob@fileglob" or "glob@fileglob:line".
+// A function pattern "glob", "glob@fileglob" or "glob@fileglob:line";
+// SystemTap's line forms ":*" (every line) and ":N-M" parse too.
 struct FunctionPattern {
 	std::string glob;
 	std::string file_glob; // "" : any file
 	int line = 0;          // 0 : the function's entry
+	bool any_line = false; // ":*"
+	int line_end = 0;      // ":N-M": M (line is N)
+	// ":*" and ":N-M" probe several lines: not supported yet
+	bool many_lines() const { return any_line || line_end > 0; }
 };
+// The error for a pattern whose many_lines().
+Error many_lines_unsupported(const std::string &pattern);
 Result<FunctionPattern> parse_function_pattern(const std::string &pattern);
 
 // How a target variable $name of a probe on f starts: the argument that

@@ -16,6 +16,7 @@ static const ProbeProvider *const providers[] = {
 	&never_provider,
 	&procfs_provider,
 	&process_provider,
+	&netfilter_provider,
 };
 
 // The provider of pp: one naming pp's second component first.
@@ -99,6 +100,7 @@ const char *probe_kind_name(ProbeKind k)
 	case ProbeKind::Uretprobe: return "uretprobe";
 	case ProbeKind::ProcessBegin: return "process.begin";
 	case ProbeKind::ProcessEnd: return "process.end";
+	case ProbeKind::Netfilter: return "netfilter";
 	}
 	return "?";
 }

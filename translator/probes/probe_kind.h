@@ -20,6 +20,7 @@ enum class ProbeKind {
 	Begin, End, Kprobe, Kretprobe, Timer, Error, Perf, Tracepoint, Never, ProcfsRead, ProcfsWrite,
 	Uprobe, Uretprobe, // process("P").function/.statement/.mark/.plt, .return
 	ProcessBegin, ProcessEnd, // process("P").begin/.end, process.begin/.end
+	Netfilter, // netfilter.hook("H").pf("P")[.priority(N)]
 };
 
 // One probe point after resolution: what the runtime must register.
@@ -61,6 +62,8 @@ struct ResolvedPoint {
 	uint64_t randomize_ns = 0; // timers: each period is period_ns +- up to this
 	bool tick_period = false;  // timer.profile: perf::cpu-clock every TICK_NSEC
 	bool in_jiffies = false;   // timer.jiffies: period_ns and randomize_ns count jiffies
+	// netfilter: the hook, protocol family and priority to register
+	int nf_hook = 0, nf_pf = 0, nf_priority = 0;
 	uint32_t maxactive = 0;    // kretprobes: .maxactive(N), instances in flight (0: default)
 	// procfs: the file's name in /proc/<module>/, .umask(U) (-1: none),
 	// .maxsize(N) of a read probe (0: STP_PROCFS_BUFSIZE)
@@ -114,6 +117,7 @@ extern const ProbeProvider tracepoint_provider;
 extern const ProbeProvider never_provider;
 extern const ProbeProvider procfs_provider;
 extern const ProbeProvider process_provider;
+extern const ProbeProvider netfilter_provider;
 
 // One /proc/<module>/NAME file of procfs probes: its read and write probe
 // (indexes into the points given, SIZE_MAX: none), mode and read buffer size

@@ -5,6 +5,11 @@
 // process.begin/.end of any process. process("PATH").library("/lib/L")
 // probes the library. Paths, functions and SDT markers come from the
 // ProcessFacts of the context (process_facts.h).
+#include <glob.h>
+#include <sys/stat.h>
+
+#include <set>
+
 #include "translator/probes/probe_kind.h"
 
 namespace stap_pmu {
@@ -145,7 +150,7 @@ static std::optional<std::vector<ResolvedPoint>> statements(const Target &t)
 	if (!string_arg(s, diags, "statement(\"main@prog.c:12\")") || !nothing_after(t, t.at + 1))
 		return std::nullopt;
 	auto pat = parse_function_pattern(s.str_arg);
-	if (pat && pat->line == 0) {
+	if (pat && pat->line == 0 && !pat->many_lines()) {
 		diags.error(s.arg_loc, "statement(\"" + s.str_arg + "\") needs a line",
 			    "e.g. statement(\"" + pat->glob + "@" +
 				    (pat->file_glob.empty() ? std::string("*.c") : pat->file_glob) +
@@ -218,7 +223,12 @@ static std::optional<std::vector<ResolvedPoint>> plts(const Target &t)
 {
 	Diagnostics &diags = t.ctx.diags;
 	const auto &cs = t.pp.components;
-	const ProbeComponent &p = cs[t.at];
+	ProbeComponent p = cs[t.at];
+	if (!p.has_arg) { // .plt: every entry, as .plt("*")
+		p.has_arg = p.arg_is_string = true;
+		p.str_arg = "*";
+		p.arg_loc = p.loc;
+	}
 	if (!string_arg(p, diags, "plt(\"malloc\")"))
 		return std::nullopt;
 	bool ret = cs.size() > t.at + 1 && cs[t.at + 1].name == "return" && !cs[t.at + 1].has_arg;
@@ -240,10 +250,48 @@ static std::optional<std::vector<ResolvedPoint>> plts(const Target &t)
 }
 
 // process.begin / process.end: every process.
+static std::optional<std::vector<ResolvedPoint>> resolve(const ProbePoint &pp,
+							 const ProbeContext &ctx);
+
+// pp with process(PATH) naming path (a copy: its condition stays with pp)
+static ProbePoint with_path(const ProbePoint &pp, const std::string &path)
+{
+	ProbePoint one;
+	one.loc = pp.loc;
+	one.components = pp.components;
+	one.optional = pp.optional;
+	ProbeComponent &c = one.components[0];
+	if (!c.has_arg)
+		c.arg_loc = c.loc;
+	c.has_arg = c.arg_is_string = true;
+	c.str_arg = path;
+	return one;
+}
+
+// process.function("f") and the other forms without a PATH: the -c
+// command's program, as SystemTap's target process
+static std::optional<std::vector<ResolvedPoint>> target_process(const ProbePoint &pp,
+								const ProbeContext &ctx)
+{
+	std::string prog = ctx.process ? ctx.process->target_program() : "";
+	if (prog.empty()) {
+		ctx.diags.error(pp.components[1].loc,
+				"'" + probe_point_str(pp) + "' without a program path needs the "
+				"target program of -c CMD",
+				"run it with -c, or name the program: process(\"PATH\")." +
+					pp.components[1].name + "(...)");
+		return std::nullopt;
+	}
+	return resolve(with_path(pp, prog), ctx);
+}
+
 static std::optional<std::vector<ResolvedPoint>> any_process(const ProbePoint &pp,
 							     const ProbeContext &ctx)
 {
 	const auto &cs = pp.components;
+	if (cs.size() > 1 && (cs[1].name == "function" || cs[1].name == "statement" ||
+			      cs[1].name == "mark" || cs[1].name == "provider" || cs[1].name == "plt"))
+		return target_process(pp, ctx);
 	if (cs.size() != 2 || cs[1].has_arg || (cs[1].name != "begin" && cs[1].name != "end")) {
 		const ProbeComponent &bad = cs.size() > 2 ? cs[2] : cs.size() > 1 ? cs[1] : cs[0];
 		ctx.diags.error(bad.loc, "expected process(\"PATH\").PROBE, process.begin or "
@@ -291,6 +339,55 @@ static bool target_file(Target &t)
 	return true;
 }
 
+
+// process("/lib*/libc.so.6"): the point for each regular file the glob
+// matches on this machine (each file once, however many links name it).
+static std::optional<std::vector<ResolvedPoint>> resolve_glob(const ProbePoint &pp,
+							      const ProbeContext &ctx)
+{
+	const ProbeComponent &c = pp.components[0];
+	glob_t g{};
+	int rc = glob(c.str_arg.c_str(), 0, nullptr, &g);
+	std::vector<std::string> paths;
+	std::set<std::pair<dev_t, ino_t>> seen;
+	for (size_t i = 0; rc == 0 && i < g.gl_pathc; i++) {
+		struct stat st;
+		if (stat(g.gl_pathv[i], &st) == 0 && S_ISREG(st.st_mode) &&
+		    seen.insert({st.st_dev, st.st_ino}).second)
+			paths.push_back(g.gl_pathv[i]);
+	}
+	globfree(&g);
+	if (paths.empty()) {
+		ctx.diags.error(c.arg_loc, "no file matches '" + c.str_arg + "'",
+				"the pattern is matched against this machine's files");
+		return std::nullopt;
+	}
+	// the files that are not programs of the target (/lib32/libc.so.6 of
+	// /lib*/libc.so.6 on x86-64) are no match; when none is, the first's error
+	std::vector<std::string> usable;
+	std::optional<Error> first;
+	for (const std::string &path : paths) {
+		Result<std::string> r = ctx.process->resolve_path(path);
+		if (r)
+			usable.push_back(path);
+		else if (!first)
+			first = r.error();
+	}
+	if (usable.empty()) {
+		ctx.diags.error(c.arg_loc, first->what, first->hint);
+		return std::nullopt;
+	}
+	paths = usable;
+	std::vector<ResolvedPoint> out;
+	for (const std::string &path : paths) {
+		auto r = resolve(with_path(pp, path), ctx);
+		if (!r)
+			return std::nullopt;
+		std::move(r->begin(), r->end(), std::back_inserter(out));
+	}
+	return out;
+}
+
 static std::optional<std::vector<ResolvedPoint>> resolve(const ProbePoint &pp,
 							 const ProbeContext &ctx)
 {
@@ -298,6 +395,9 @@ static std::optional<std::vector<ResolvedPoint>> resolve(const ProbePoint &pp,
 	const auto &cs = pp.components;
 	if (!cs[0].has_arg)
 		return any_process(pp, ctx);
+	if (cs[0].arg_is_string && ctx.process && cs[0].str_arg.find('/') != std::string::npos &&
+	    cs[0].str_arg.find_first_of("*?[") != std::string::npos)
+		return resolve_glob(pp, ctx);
 	if (!cs[0].arg_is_string) {
 		diags.error(cs[0].arg_loc, "process(PID) is not supported",
 			    "name the program, process(\"PATH\"), and limit the probes to one "

@@ -89,6 +89,11 @@ public:
 	// architecture than the target's.
 	virtual Result<std::string> resolve_path(const std::string &name) const = 0;
 
+	// The program of the -c command as given ("ls", "./prog"), which
+	// process.function(...) and the other forms without a PATH probe; ""
+	// without -c.
+	virtual std::string target_program() const { return ""; }
+
 	// The functions of `path` matching `pattern` ("glob", "glob@fileglob",
 	// "glob@fileglob:line"), sorted by name, each once. call: the entry
 	// (.call, .return) rather than past the prologue. Error when nothing

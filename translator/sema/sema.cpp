@@ -387,9 +387,9 @@ SemaResult analyze(const Script &script, const KernelFacts *facts, Diagnostics &
 }
 
 SemaResult analyze(const Script &script, const KernelFacts *facts, const ProcessFacts *process,
-		   Diagnostics &diags)
+		   Diagnostics &diags, bool guru)
 {
-	return sema_impl::Checker(script, facts_or_none(facts), process, diags).run();
+	return sema_impl::Checker(script, facts_or_none(facts), process, diags, guru).run();
 }
 
 } // namespace stap_pmu

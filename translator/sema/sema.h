@@ -149,6 +149,14 @@ struct SemaResult {
 	std::unordered_map<const Stmt *, const Symbol *> stmt_value;
 	// $value of procfs probe bodies: a string the runtime keeps per file
 	// access (runtime/stp_procfs.h), not a variable of the script
+	// $verdict of netfilter probe bodies: the hook's verdict, in the
+	// probe's argument array (runtime/stp_netfilter.h)
+	std::unique_ptr<Symbol> nf_verdict = [] {
+		auto s = std::make_unique<Symbol>();
+		s->name = "$verdict";
+		s->type = Type::Long;
+		return s;
+	}();
 	std::unique_ptr<Symbol> procfs_value = [] {
 		auto s = std::make_unique<Symbol>();
 		s->name = "$value";
@@ -175,8 +183,9 @@ SemaResult analyze(const Script &script, const KernelFacts *facts, Diagnostics &
 // process: the user-space binaries, which process("PATH") probe points and
 // their target variables ask (nullptr: process probes are reported as not
 // available).
+// guru: -g (a netfilter probe may set $verdict).
 SemaResult analyze(const Script &script, const KernelFacts *facts, const ProcessFacts *process,
-		   Diagnostics &diags);
+		   Diagnostics &diags, bool guru = false);
 inline SemaResult analyze(const Script &script, Diagnostics &diags)
 {
 	return analyze(script, nullptr, diags);

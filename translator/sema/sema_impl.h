@@ -32,8 +32,9 @@ struct Scope {
 
 class Checker {
 public:
-	Checker(const Script &s, const KernelFacts &f, const ProcessFacts *pf, Diagnostics &d)
-		: script_(s), facts_(f), process_(pf), diags_(d)
+	Checker(const Script &s, const KernelFacts &f, const ProcessFacts *pf, Diagnostics &d,
+		bool guru = false)
+		: script_(s), facts_(f), process_(pf), diags_(d), guru_(guru)
 	{
 	}
 
@@ -132,7 +133,12 @@ private:
 	std::vector<std::string> visible_names();
 
 	Symbol *resolve_var(const Expr &e);
+	Symbol *body_special(const Expr &e, const std::string &name, bool (*is_kind)(ProbeKind),
+			     const std::string &family, Symbol *sym);
 	Symbol *procfs_value(const Expr &e);
+	Symbol *nf_verdict(const Expr &e, bool write);
+	Result<TargetAccess> netfilter_access(const ResolvedPoint &p,
+					      const std::string &spelling) const;
 
 	void pretty_var(const Expr &e);
 	Type pretty_all(const Expr &e);
@@ -232,6 +238,7 @@ private:
 	const KernelFacts &facts_; // the target kernel
 	const ProcessFacts *process_; // user-space binaries (nullptr: none)
 	Diagnostics &diags_;
+	bool guru_; // -g: $verdict of netfilter probes may be set
 	SemaResult r_;
 	Scope scope_;
 	int loops_ = 0;

@@ -40,32 +40,78 @@ std::vector<std::string> Checker::visible_names()
 	return names;
 }
 
+// The special variable `name` (e.g. $value) of a body whose points are of
+// one family (is_kind; named `family` in messages): sym, or nullptr when
+// the body has no such point (an ordinary target variable). A body shared
+// with points of another kind is an error.
+Symbol *Checker::body_special(const Expr &e, const std::string &name, bool (*is_kind)(ProbeKind),
+			      const std::string &family, Symbol *sym)
+{
+	if (e.text != name || cur_body_ == SIZE_MAX)
+		return nullptr;
+	const ResolvedPoint *mine = nullptr, *other = nullptr;
+	for (const ProbeInstance &pi : r_.instances)
+		if (pi.body == cur_body_)
+			(is_kind(pi.point.kind) ? mine : other) = &pi.point;
+	if (!mine)
+		return nullptr;
+	if (other)
+		error(e.loc, "'" + name + "' in a probe on both '" + mine->name + "' and '" + other->name + "'",
+		      "give the " + family + " probe a body of its own: only " + family + " probes have " +
+			      name);
+	r_.symbols[&e] = sym;
+	return sym;
+}
+
 // $value in a body whose every point is a procfs probe: the string read
 // or written (nullptr elsewhere: an ordinary target variable)
 Symbol *Checker::procfs_value(const Expr &e)
 {
-	if (e.text != "$value" || cur_body_ == SIZE_MAX)
-		return nullptr;
-	const ResolvedPoint *procfs = nullptr, *other = nullptr;
-	for (const ProbeInstance &pi : r_.instances) {
-		if (pi.body != cur_body_)
-			continue;
-		bool is_procfs = pi.point.kind == ProbeKind::ProcfsRead ||
-				 pi.point.kind == ProbeKind::ProcfsWrite;
-		(is_procfs ? procfs : other) = &pi.point;
-	}
-	if (!procfs)
-		return nullptr;
-	if (other)
-		error(e.loc, "'$value' in a probe on both '" + procfs->name + "' and '" + other->name + "'",
-		      "give the procfs probe a body of its own: only procfs probes have $value");
-	r_.symbols[&e] = r_.procfs_value.get();
-	return r_.procfs_value.get();
+	return body_special(
+		e, "$value",
+		[](ProbeKind k) { return k == ProbeKind::ProcfsRead || k == ProbeKind::ProcfsWrite; },
+		"procfs", r_.procfs_value.get());
+}
+
+// $verdict in a body whose every point is a netfilter probe: the verdict
+// the hook returns (nullptr elsewhere). write: it is assigned, which needs
+// guru mode, as setting any target variable does in SystemTap.
+Symbol *Checker::nf_verdict(const Expr &e, bool write)
+{
+	Symbol *v = body_special(
+		e, "$verdict", [](ProbeKind k) { return k == ProbeKind::Netfilter; }, "netfilter",
+		r_.nf_verdict.get());
+	if (v && write && !guru_)
+		error(e.loc, "setting '$verdict' needs guru mode",
+		      "run stap-pmu with -g to let the probe decide the packet's fate");
+	return v;
+}
+
+// A netfilter probe's context variables, on its hook's arguments: the skb
+// and the nf_hook_state of nf_hook_slow's prototype (p.func).
+Result<TargetAccess> Checker::netfilter_access(const ResolvedPoint &p,
+					       const std::string &spelling) const
+{
+	static const std::map<std::string, std::string> state = {
+		{"hooknum", "$state->hook"}, {"in", "$state->in"}, {"out", "$state->out"},
+		{"okfn", "$state->okfn"},    {"pf", "$state->pf"}, {"skb", "$skb"}};
+	std::vector<std::string> steps = split_target_spelling(spelling);
+	auto it = steps.empty() ? state.end() : state.find(steps[0]);
+	if (it == state.end())
+		return fail("netfilter probes have no target variable '" + spelling + "'",
+			    "they have $hooknum, $skb, $in, $out, $okfn, $pf and $verdict");
+	size_t name_end = 1 + it->first.size();
+	Result<TargetAccess> a = facts_.target_access(*p.func, it->second + spelling.substr(name_end), false);
+	if (a && a->base == TargetAccess::Arg)
+		a->base = TargetAccess::TpArg; // the hook's arguments, as a tracepoint's
+	return a;
 }
 
 Symbol *Checker::resolve_var(const Expr &e)
 {
 	if (Symbol *v = procfs_value(e))
+		return v;
+	if (Symbol *v = nf_verdict(e, true))
 		return v;
 	if (!e.text.empty() && e.text[0] == '$') {
 		error(e.loc, "target variable '" + e.text + "' cannot be assigned or modified");
@@ -153,6 +199,8 @@ Result<TargetAccess> Checker::point_access(const ResolvedPoint &p, const std::st
 	}
 	if (!p.func)
 		return fail("target variable '" + spelling + "' in '" + p.name + "', which has no DWARF");
+	if (p.kind == ProbeKind::Netfilter)
+		return netfilter_access(p, spelling);
 	return facts_.target_access(*p.func, spelling, ret);
 }
 
@@ -288,6 +336,8 @@ Type Checker::var(const Expr &e)
 	}
 	if (procfs_value(e))
 		return set(e, Type::String);
+	if (nf_verdict(e, false))
+		return set(e, Type::Long);
 	if (!e.text.empty() && e.text[0] == '$') {
 		subscripts(e);
 		target_var(e, e.text, false, false);

@@ -18,6 +18,7 @@ namespace stap_pmu {
 struct ElfProcessFactsOptions {
 	Arch arch = Arch::X86_64;             // the target's architecture
 	std::vector<std::string> extra_dirs;  // searched after $PATH for a bare name (--vm: the guest programs)
+	std::string target_program;           // -c's program ("" : none)
 	std::vector<std::string> debug_dirs = {"/usr/lib/debug"}; // .build-id/NN/REST.debug, debuglink
 };
 
@@ -40,6 +41,7 @@ public:
 	ElfProcessFacts &operator=(const ElfProcessFacts &) = delete;
 
 	Result<std::string> resolve_path(const std::string &name) const override;
+	std::string target_program() const override { return opts_.target_program; }
 	Result<std::vector<UserFunction>> functions(const std::string &path,
 						    const std::string &pattern,
 						    bool call) const override;

@@ -197,6 +197,8 @@ Result<std::vector<UserFunction>> find_functions(const Binary &b, const std::str
 	auto fp = parse_function_pattern(pattern);
 	if (!fp)
 		return fp.error();
+	if (b.dbg && fp->many_lines())
+		return many_lines_unsupported(pattern);
 	if (!b.dbg && (fp->line > 0 || !fp->file_glob.empty()))
 		return fail("\"" + pattern + "\" needs the debugging information of " + b.path +
 				    ", which has none",
